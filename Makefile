@@ -1,0 +1,46 @@
+# Front door of the harness; README.md explains the targets.
+#
+#   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug]
+#   make run | make shell [ARCH=...] [VARIANT=...]
+#   make series | make build | make setup | make clean
+
+VARIANT ?= ours
+FLAVOR ?= default
+# Empty ARCH means every arch for check/build, x86_64 for run/shell.
+ARCHES := $(if $(ARCH),$(ARCH),x86_64 arm64)
+ONE_ARCH := $(if $(ARCH),$(ARCH),x86_64)
+S := scripts
+ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)
+
+.PHONY: help setup build check check-all run shell series clean distclean
+
+help:
+	@sed -n '2,6p' Makefile | sed 's/^# \{0,1\}//'
+
+setup:
+	@$(S)/setup.sh
+
+build: setup
+	@set -e; for a in $(ARCHES); do $(ENV) ARCH=$$a $(S)/build.sh; done
+
+check: setup
+	@$(ENV) ARCHES="$(ARCHES)" $(S)/check.sh
+
+check-all: setup
+	@rc=0; for v in ours upstream; do \
+		VARIANT=$$v FLAVOR=$(FLAVOR) ARCHES="$(ARCHES)" $(S)/check.sh || rc=1; \
+	done; exit $$rc
+
+run shell: setup
+	@$(ENV) ARCH=$(ONE_ARCH) $(S)/build.sh
+	@$(ENV) ARCH=$(ONE_ARCH) $(S)/mkinitramfs.sh
+	@$(ENV) ARCH=$(ONE_ARCH) $(S)/boot.sh $@
+
+series: setup
+	@python3 $(S)/series.py
+
+clean:
+	rm -rf out/build out/initramfs out/logs out/ours out/series out/bench
+
+distclean:
+	rm -rf out

@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Helpers shared by the kprobes selftests.  Each test sources this file,
+# calls need_probe_fs, and exits with ksft_pass/ksft_fail/ksft_skip.
+
+KPROBES_DIR=/sys/kernel/debug/kprobes
+TRACE_DIR=/sys/kernel/tracing
+# A function every architecture has, reached by open(2) and not inlined.
+TARGET_FUNC=do_sys_openat2
+
+ksft_pass() { echo "ok: $*"; exit 0; }
+ksft_fail() { echo "FAIL: $*"; cleanup_events; exit 1; }
+ksft_skip() { echo "SKIP: $*"; exit 4; }
+
+need_probe_fs() {
+	[ "$(id -u)" -eq 0 ] || ksft_skip "must run as root"
+	[ -d "$KPROBES_DIR" ] ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -d "$KPROBES_DIR" ] || ksft_skip "no $KPROBES_DIR (CONFIG_KPROBES, debugfs)"
+	if [ "$1" = tracefs ]; then
+		[ -f "$TRACE_DIR/kprobe_events" ] ||
+			mount -t tracefs none "$TRACE_DIR" 2>/dev/null
+		[ -f "$TRACE_DIR/kprobe_events" ] ||
+			ksft_skip "no kprobe_events (CONFIG_KPROBE_EVENTS, tracefs)"
+	fi
+}
+
+# Events this test created carry this prefix, so cleanup never touches
+# anybody else's.
+EVENT_PREFIX=ksft_kp_
+
+cleanup_events() {
+	[ -f "$TRACE_DIR/kprobe_events" ] || return 0
+	for ev in $(sed -n "s/^[pr][0-9]*:kprobes\/\($EVENT_PREFIX[a-z0-9_]*\) .*/\1/p" \
+			"$TRACE_DIR/kprobe_events"); do
+		echo 0 > "$TRACE_DIR/events/kprobes/$ev/enable" 2>/dev/null
+		echo "-:kprobes/$ev" >> "$TRACE_DIR/kprobe_events"
+	done
+}
+
+# add_event NAME [p|r] FUNC: define a kprobe event, left disabled.
+add_event() {
+	echo "${2:-p}:kprobes/$EVENT_PREFIX$1 ${3:-$TARGET_FUNC}" >> \
+		"$TRACE_DIR/kprobe_events" || ksft_fail "cannot define event $1"
+}
+
+set_event() {
+	echo "$2" > "$TRACE_DIR/events/kprobes/$EVENT_PREFIX$1/enable" ||
+		ksft_fail "cannot set event $1 to $2"
+}
+
+# hits NAME: the event's hit count from kprobe_profile.
+hits() {
+	awk -v ev="$EVENT_PREFIX$1" '$1 == ev { print $2 }' \
+		"$TRACE_DIR/kprobe_profile"
+}
+
+# Reach TARGET_FUNC a few times.
+trigger() {
+	for _ in 1 2 3 4 5; do
+		cat /proc/version > /dev/null
+	done
+}
+
+# list_line SYMBOL: the debugfs list entries at SYMBOL+offset.
+list_line() {
+	grep -E "[[:space:]]$1\+0x[0-9a-f]+([[:space:]]|\$)" "$KPROBES_DIR/list"
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Boot the $VARIANT/$ARCH/$FLAVOR kernel in QEMU (TCG) with its initramfs.
+# usage: boot.sh check|run|shell [extra kernel args...]
+# check: console to out/logs/<tag>.log, hard timeout BOOT_TIMEOUT seconds.
+# run:   the same, echoed to the terminal.
+# shell: interactive; Ctrl-A X leaves QEMU.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+job=${1:-check}
+shift || true
+kernel=$objtree/$image_rel
+initrd=$out/initramfs/$tag.cpio.gz
+[ -f "$kernel" ] || die "no kernel at $kernel"
+[ -f "$initrd" ] || die "no initramfs at $initrd"
+
+timeout_s=${BOOT_TIMEOUT:-900}
+append="console=$console panic=-1 oops=panic harness=$job $*"
+# `make run` shows what the samples print, not the boot log.
+[ "$job" = run ] && append="$append quiet"
+qemu=("${qemu_cmd[@]}" -smp 2 -m 2G -no-reboot -kernel "$kernel"
+	-initrd "$initrd" -append "$append" ${QEMU_EXTRA:-})
+
+mkdir -p "$out/logs"
+logf=$out/logs/$tag${LOG_SUFFIX:-}.log
+case "$job" in
+shell)
+	exec "${qemu[@]}" -nographic
+	;;
+check)
+	log "booting ($job), console log in ${logf#$top/}"
+	timeout -k 10 "$timeout_s" "${qemu[@]}" -display none -monitor none \
+		-serial stdio </dev/null >"$logf" 2>&1
+	rc=$?
+	;;
+*)
+	timeout -k 10 "$timeout_s" "${qemu[@]}" -display none -monitor none \
+		-serial stdio </dev/null 2>&1 | tee "$logf"
+	rc=${PIPESTATUS[0]}
+	;;
+esac
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	echo "[$tag] TIMEOUT: guest still running after ${timeout_s}s" | tee -a "$logf"
+	exit 1
+fi
+grep -q "^HARNESS-DONE" "$logf" || { log "guest did not finish (see $logf)"; exit 1; }
+exit 0

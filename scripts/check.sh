@@ -1,0 +1,43 @@
+#!/bin/bash
+# `make check`: the clean-room check, then build, boot and test every arch in
+# ARCHES for $VARIANT, then one verdict over all of it.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ARCHES=${ARCHES:-x86_64 arm64}
+extra=0
+t0=$(date +%s)
+
+echo "== clean-room check"
+if "$top/../shared/tools/originality-check" --base "$out/base/linux" \
+	--extra-ref "$top/../shared/seeds" "$top/linux" > "$out/originality.txt" 2>&1; then
+	tail -n1 "$out/originality.txt"
+else
+	grep -E '^FAIL|^originality' "$out/originality.txt"
+	echo "   FAIL clean-room check (full report: out/originality.txt)"
+	extra=$((extra + 1))
+fi
+
+specs=()
+for a in $ARCHES; do
+	echo "== $VARIANT $a"
+	if ! ARCH=$a "$top/scripts/build.sh"; then
+		echo "   FAIL build of $VARIANT $a"
+		extra=$((extra + 1))
+		continue
+	fi
+	if ! ARCH=$a "$top/scripts/mkinitramfs.sh"; then
+		echo "   FAIL initramfs of $VARIANT $a"
+		extra=$((extra + 1))
+		continue
+	fi
+	# The verdict reads the log whatever the boot's exit status says; a
+	# timeout or crash shows up there as an unfinished run.
+	ARCH=$a "$top/scripts/boot.sh" check || true
+	t=$VARIANT-$a
+	[ "$FLAVOR" = debug ] && t=$t-debug
+	specs+=("$VARIANT $a:$out/logs/$t.log:$top/tests/expect/$a")
+done
+
+echo "== results ($(($(date +%s) - t0)) s)"
+python3 "$top/scripts/verdict.py" --extra-failed "$extra" "${specs[@]}"

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Generate the kernel .config for $ARCH/$FLAVOR from the fragments in
+# configs/ on top of allnoconfig, and fail if Kconfig dropped any option a
+# fragment asks for.  Both variants get the same fragments.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+frags=("$top/configs/common.config" "$top/configs/$ARCH.config")
+if [ "$FLAVOR" = debug ]; then
+	frags+=("$top/configs/debug.config")
+	[ -f "$top/configs/debug-$ARCH.config" ] && frags+=("$top/configs/debug-$ARCH.config")
+fi
+mkdir -p "$objtree"
+merged=$objtree/harness.fragment
+cat "${frags[@]}" > "$merged.new"
+
+# Regenerate only when the fragments changed: rewriting .config is cheap,
+# but skipping it keeps `make` from re-checking every option.
+if [ -f "$objtree/.config" ] && cmp -s "$merged.new" "$merged"; then
+	rm -f "$merged.new"
+	exit 0
+fi
+mv "$merged.new" "$merged"
+log "configuring from ${frags[*]##*/}"
+"${kmake[@]}" KCONFIG_ALLCONFIG="$merged" allnoconfig
+
+# Every option a fragment sets must have the value it asked for.
+bad=0
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*)
+		opt=${line%%=*}
+		if ! grep -qx -- "$line" "$objtree/.config"; then
+			got=$(grep -E "^(# )?$opt[= ]" "$objtree/.config" || echo "$opt absent")
+			echo "[$tag] config: wanted $line, got: $got" >&2
+			bad=1
+		fi
+		;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }
+		opt=${opt%% *}
+		if grep -q "^$opt=" "$objtree/.config"; then
+			echo "[$tag] config: wanted $opt off, but it is on" >&2
+			bad=1
+		fi
+		;;
+	esac
+done < "$merged"
+if [ "$bad" -ne 0 ]; then
+	rm -f "$merged"    # force a fresh attempt next time
+	die "Kconfig did not keep the options above"
+fi

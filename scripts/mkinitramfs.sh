@@ -1,0 +1,43 @@
+#!/bin/bash
+# Pack the guest's initramfs for $VARIANT/$ARCH/$FLAVOR: busybox, our init,
+# the modules of the build (samples, test modules) and the kselftests.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$objtree/modroot" ] || die "no modules installed; run the build first"
+[ -x "$busybox" ] || die "no busybox at $busybox; run scripts/setup.sh"
+
+# The kselftests are ours, so they come from the assembled tree whichever
+# kernel they will run on.
+testsrc=$out/ours/linux
+assemble_ours >/dev/null
+targets=$(grep -v '^#' "$top/tests/kselftests" | xargs)
+ksft=$objtree/kselftest
+rm -rf "$ksft"
+if [ -n "$targets" ]; then
+	make -s -C "$testsrc/tools/testing/selftests" ARCH="$karch" \
+		CROSS_COMPILE="$cross" O="$objtree/kselftest-build" \
+		TARGETS="$targets" INSTALL_PATH="$ksft" install >/dev/null
+fi
+
+root=$out/initramfs/$tag
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,etc/harness,proc,sys,dev,tmp,lib,tests}
+cp "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+cp "$top/scripts/guest/init" "$root/init"
+cp "$top/scripts/guest/run.sh" "$root/etc/harness/run.sh"
+cp -a "$objtree/modroot/lib/modules" "$root/lib/"
+[ -d "$ksft" ] && cp -a "$ksft" "$root/tests/kselftest"
+
+# KUnit suites built as modules: load the ones this build has.
+: > "$root/etc/harness/kunit-modules"
+for m in $(grep -v '^#' "$top/tests/kunit-modules" | xargs); do
+	if find "$root/lib/modules" -name "$m.ko*" | grep -q .; then
+		echo "$m" >> "$root/etc/harness/kunit-modules"
+	fi
+done
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |
+	gzip -1 > "$out/initramfs/$tag.cpio.gz"
+log "initramfs: $(du -h "$out/initramfs/$tag.cpio.gz" | cut -f1)"

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Idempotent host setup: install whatever the harness needs from Debian's
+# archive and unpack the pinned base kernel once.  Safe to run before every
+# target; when everything is in place it only does a few dpkg queries.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/base/base.conf"
+out=${OUT:-$top/out}
+export DEBIAN_FRONTEND=noninteractive
+
+host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync
+	kmod ccache qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
+	busybox-static python3 xz-utils gzip git perl"
+
+sudo_if_needed() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=""
+for p in $host_packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+have_base=$(dpkg-query -W -f='${Version}' "$BASE_PACKAGE" 2>/dev/null || true)
+if [ "$have_base" != "$BASE_DEB_VERSION" ]; then
+	missing="$missing $BASE_PACKAGE=$BASE_DEB_VERSION"
+fi
+if [ -n "$missing" ]; then
+	echo "setup: installing:$missing"
+	sudo_if_needed apt-get update -q </dev/null
+	sudo_if_needed apt-get install -y -q --no-install-recommends \
+		--allow-downgrades $missing </dev/null
+fi
+
+# arm64 userspace for the arm64 guest: Debian's static busybox, unpacked
+# (installing it would clash with the amd64 busybox-static).
+arm64_root="$out/sysroot/arm64"
+if [ ! -x "$arm64_root/bin/busybox" ]; then
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		sudo_if_needed dpkg --add-architecture arm64
+	fi
+	dl="$out/dl"
+	mkdir -p "$dl" "$arm64_root"
+	deb=$(ls "$dl"/busybox-static_*_arm64.deb 2>/dev/null | head -n1 || true)
+	if [ -z "$deb" ]; then
+		sudo_if_needed apt-get update -q </dev/null
+		(cd "$dl" && apt-get download -q busybox-static:arm64 </dev/null)
+		deb=$(ls "$dl"/busybox-static_*_arm64.deb | head -n1)
+	fi
+	dpkg -x "$deb" "$arm64_root"
+fi
+
+# The pristine base tree.  A stamp records which package version it came
+# from, so a re-pin unpacks afresh.
+stamp="$out/base/.unpacked-$BASE_DEB_VERSION"
+if [ ! -f "$stamp" ] || [ ! -f "$out/base/linux/Makefile" ]; then
+	echo "setup: unpacking $BASE_TARBALL"
+	rm -rf "$out/base"
+	mkdir -p "$out/base"
+	tar -C "$out/base" -xf "$BASE_TARBALL"
+	mv "$out/base/$BASE_TOPDIR" "$out/base/linux"
+	kv=$(make -s -C "$out/base/linux" kernelversion)
+	if [ "$kv" != "$BASE_KERNELVERSION" ]; then
+		echo "setup: base is $kv, expected $BASE_KERNELVERSION" >&2
+		exit 1
+	fi
+	touch "$stamp"
+fi
+
+ccache -M 8G >/dev/null 2>&1 || true
