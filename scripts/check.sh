@@ -8,9 +8,17 @@ ARCHES=${ARCHES:-x86_64 arm64}
 extra=0
 t0=$(date +%s)
 
+echo "== harness self-test"
+"$top/tests/harness/run.sh" || extra=$((extra + 1))
+
 echo "== clean-room check"
-if "$top/../shared/tools/originality-check" --base "$out/base/linux" \
-	--extra-ref "$top/../shared/seeds" "$top/linux" > "$out/originality.txt" 2>&1; then
+checker=$top/../shared/tools/originality-check
+seeds=$top/../shared/seeds
+[ -d "$seeds" ] || seeds=
+if [ ! -x "$checker" ]; then
+	echo "   SKIPPED: $checker not found; the clean-room check did not run"
+elif "$checker" --base "$out/base/linux" ${seeds:+--extra-ref "$seeds"} \
+	"$top/linux" > "$out/originality.txt" 2>&1; then
 	tail -n1 "$out/originality.txt"
 else
 	grep -E '^FAIL|^originality' "$out/originality.txt"

@@ -9,7 +9,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/out}
 export DEBIAN_FRONTEND=noninteractive
 
-host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync
+host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync patch
 	kmod ccache qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
 	busybox-static python3 xz-utils gzip git perl"
 

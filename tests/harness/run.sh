@@ -1,0 +1,28 @@
+#!/bin/bash
+# Self-test of scripts/verdict.py: each fixture log must get the verdict its
+# name promises, so a harness bug cannot turn a broken kernel green.
+cd "$(dirname "$0")" || exit 1
+v=../../scripts/verdict.py
+rc=0
+for log in *.log; do
+	want=1
+	[ "$log" = pass.log ] && want=0
+	python3 "$v" "fixture:$log:expect" > /dev/null
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "verdict self-test: $log gave exit $got, expected $want"
+		rc=1
+	fi
+done
+line=$(python3 "$v" "fixture:pass.log:expect" | tail -n1)
+if [ "$line" != "3 passed, 0 failed" ]; then
+	echo "verdict self-test: pass.log summary is '$line'"
+	rc=1
+fi
+line=$(python3 "$v" --extra-failed 2 "fixture:pass.log:expect" | tail -n1)
+if [ "$line" != "3 passed, 2 failed" ]; then
+	echo "verdict self-test: --extra-failed summary is '$line'"
+	rc=1
+fi
+[ $rc -eq 0 ] && echo "verdict self-test: $(ls *.log | wc -l) fixtures ok"
+exit $rc
