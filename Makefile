@@ -15,7 +15,7 @@ ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)
 .PHONY: help setup build check check-all run shell series clean distclean
 
 help:
-	@sed -n '2,6p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,6p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(S)/setup.sh

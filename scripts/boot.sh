@@ -14,7 +14,7 @@ initrd=$out/initramfs/$tag.cpio.gz
 [ -f "$kernel" ] || die "no kernel at $kernel"
 [ -f "$initrd" ] || die "no initramfs at $initrd"
 
-timeout_s=${BOOT_TIMEOUT:-900}
+timeout_s=${BOOT_TIMEOUT:-600}
 append="console=$console panic=-1 oops=panic harness=$job $*"
 # `make run` shows what the samples print, not the boot log.
 [ "$job" = run ] && append="$append quiet"

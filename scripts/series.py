@@ -143,11 +143,11 @@ def main():
         sys.exit("series: nothing to send: the overlay is empty")
 
     args = ["format-patch", "-q", "-o", outdir, "HEAD~%d" % made]
-    if cover and made > 1:
+    if cover:
         args.insert(1, "--cover-letter")
     git(work, *args, env=ident)
     files = sorted(os.listdir(outdir))
-    if cover and made > 1:
+    if cover:
         cl = os.path.join(outdir, files[0])
         title, _, blurb = cover["body"].partition("\n")
         text = open(cl).read()

@@ -36,18 +36,20 @@ class Suite:
 
 
 def parse(path):
-    """Return (suites, crash lines, finished) for one console log."""
-    suites, crashes, finished = [], [], False
+    """Return (suites, crash lines, finished, timed out) for one console log."""
+    suites, crashes, finished, timed_out = [], [], False, False
     pending = []           # case results since the last top-level result
     try:
         text = open(path, errors="replace").read()
     except OSError:
-        return suites, ["no console log at " + path], False
+        return suites, ["no console log at " + path], False, False
     for raw in text.splitlines():
         line = TIMESTAMP.sub("", raw.rstrip("\r"))
         if line.startswith("HARNESS-DONE"):
             finished = True
             continue
+        if "] TIMEOUT: guest still running" in line:
+            timed_out = True
         if CRASH.search(line) and not line.lstrip().startswith("#"):
             crashes.append(line.strip())
         m = RESULT.match(line)
@@ -73,7 +75,7 @@ def parse(path):
                 s.failures.append("suite reported not ok")
             pending = []
             suites.append(s)
-    return suites, crashes, finished
+    return suites, crashes, finished, timed_out
 
 
 def expectations(path, label):
@@ -101,7 +103,7 @@ def main(args):
     passed = 0
     for spec in args:
         label, log, expect = spec.split(":", 2)
-        suites, crashes, finished = parse(log)
+        suites, crashes, finished, timed_out = parse(log)
         print(f"== {label} ({log})")
         for s in suites:
             verdict = "PASS" if s.ok else "FAIL"
@@ -127,7 +129,8 @@ def main(args):
                 print(f"        {c}")
             failed += 1
         if not finished:
-            print("   FAIL guest did not finish (hang, timeout or crash)")
+            why = "timed out: a hang" if timed_out else "hang, timeout or crash"
+            print(f"   FAIL guest did not finish ({why})")
             failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
