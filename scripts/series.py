@@ -171,10 +171,15 @@ def main():
         print(res.stdout + res.stderr)
 
     bad = 0
-    checkpatch = os.path.join(BASE, "scripts", "checkpatch.pl")
+    # The series may teach checkpatch about its own annotations, so use the
+    # assembled tree's copy.
+    tree = os.path.join(OUT, "ours", "linux")
+    if not os.path.exists(os.path.join(tree, "scripts", "checkpatch.pl")):
+        tree = BASE
+    checkpatch = os.path.join(tree, "scripts", "checkpatch.pl")
     for m in mails:
         r = subprocess.run([checkpatch, "--strict", "--no-color", "--terse", "--showfile", m],
-                           capture_output=True, text=True, cwd=BASE)
+                           capture_output=True, text=True, cwd=tree)
         found = [ln for ln in r.stdout.splitlines()
                  if re.search(r": (ERROR|WARNING|CHECK):", ln)]
         e, w, c = (sum(f": {k}:" in ln for ln in found)

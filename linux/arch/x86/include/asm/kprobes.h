@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * x86 side of kprobes: how a probed instruction is kept and replayed.
+ * The generic contract is in <linux/kprobes_arch.h>.
+ */
+#ifndef _ASM_X86_KPROBES_H
+#define _ASM_X86_KPROBES_H
+
+#include <asm-generic/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+#include <linux/types.h>
+#include <linux/ptrace.h>
+#include <linux/percpu.h>
+#include <asm/text-patching.h>
+#include <asm/insn.h>
+
+typedef u8 kprobe_opcode_t;
+
+/* Longest instruction plus the int3 that ends a single-step slot. */
+#define KPROBE_INSN_SLOT_SIZE	(MAX_INSN_SIZE + INT3_INSN_SIZE)
+
+#define flush_insn_slot(p)	do { } while (0)
+
+/*
+ * How a hit replays the probed instruction.  Everything that depends on
+ * where it runs (branches, calls, returns) is emulated from its decoded
+ * form; the rest runs out of line in a slot that ends with an int3.
+ */
+enum kprobe_x86_replay {
+	KPROBE_X86_STEP,	/* run the slot copy, trap on its int3 */
+	KPROBE_X86_NOP,		/* nothing to do but move on */
+	KPROBE_X86_JMP,		/* jmp rel8/rel32 */
+	KPROBE_X86_JCC,		/* jcc rel8/rel32: @cond is the condition */
+	KPROBE_X86_CALL,	/* call rel32 */
+	KPROBE_X86_RET,		/* ret, ret imm16: @rel is the imm16 */
+	KPROBE_X86_LOOP,	/* loop/loope/loopne/jrcxz: @cond says which */
+	KPROBE_X86_JMP_IND,	/* jmp through a register or memory */
+	KPROBE_X86_CALL_IND,	/* call through a register or memory */
+	KPROBE_X86_CLI,
+	KPROBE_X86_STI,
+};
+
+struct arch_specific_insn {
+	/* Out-of-line copy for KPROBE_X86_STEP, else NULL. */
+	kprobe_opcode_t *insn;
+	/* The original bytes, for emulation and for the debugfs dump. */
+	u8 bytes[MAX_INSN_SIZE];
+	u8 len;
+	u8 replay;		/* enum kprobe_x86_replay */
+	u8 cond;
+	/* Stepping changes IF (popf): keep the result instead of the saved IF. */
+	u8 sets_if:1;
+	/* Stepping pushes flags (pushf): fix the pushed IF afterwards. */
+	u8 pushes_flags:1;
+	/* Address size of a loop instruction, 4 or 8. */
+	u8 asize;
+	s32 rel;
+};
+
+/* What a CPU remembers about a probe hit while the instruction steps. */
+struct prev_kprobe {
+	struct kprobe *kp;
+	unsigned long status;
+	unsigned long saved_if;
+};
+
+struct kprobe_ctlblk {
+	unsigned long kprobe_status;
+	/* X86_EFLAGS_IF of the probed context: stepping runs with IF clear. */
+	unsigned long saved_if;
+	/* The outer hit, while a probe hit inside a handler is stepped. */
+	struct prev_kprobe prev_kprobe;
+};
+
+int kprobe_int3_handler(struct pt_regs *regs);
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+
+#endif /* CONFIG_KPROBES */
+#endif /* _ASM_X86_KPROBES_H */

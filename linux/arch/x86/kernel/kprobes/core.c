@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes: the int3 that marks a probe and what happens when it hits.
+ *
+ * Which path each event takes on x86_64 in 6.12:
+ *  - int3 (probe hit, end of an out-of-line step): do_int3() calls
+ *    kprobe_int3_handler() directly, before the die chain.
+ *  - page fault in a handler or in a stepped instruction: the fault code
+ *    calls kprobe_page_fault() -> kprobe_fault_handler() directly.
+ *  - #GP: gp_try_fixup_and_notify() calls kprobe_fault_handler() directly.
+ *  - other traps (#DE, #UD, #SS, ...) raised by a stepped instruction or a
+ *    handler: the die chain, DIE_TRAP, reaches kprobe_exceptions_notify().
+ * Single-stepping does not use TF/#DB: the slot ends with an int3.
+ */
+#include <linux/kprobes_arch.h>
+#include <linux/kdebug.h>
+#include <linux/execmem.h>
+#include <linux/kallsyms.h>
+#include <linux/perf_event.h>
+#include <asm/insn-eval.h>
+#include <asm/ibt.h>
+#include <asm/set_memory.h>
+#include <asm/sections.h>
+#include <asm/text-patching.h>
+#include <asm/traps.h>
+#include <asm/switch_to.h>
+#include <linux/uaccess.h>
+
+#include "common.h"
+
+void arch_arm_kprobe(struct kprobe *probe)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+
+	text_poke(probe->addr, &int3, INT3_INSN_SIZE);
+	text_poke_sync();
+	perf_event_text_poke(probe->addr, &probe->opcode, 1, &int3, 1);
+}
+
+void arch_disarm_kprobe(struct kprobe *probe)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+
+	text_poke(probe->addr, &probe->opcode, 1);
+	text_poke_sync();
+	perf_event_text_poke(probe->addr, &int3, 1, &probe->opcode, 1);
+}
+
+void *alloc_insn_page(void)
+{
+	void *page = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+
+	if (!page)
+		return NULL;
+	/* Slots are only written through text_poke from here on. */
+	set_memory_rox((unsigned long)page, 1);
+	return page;
+}
+
+void arch_write_insn_slot(void *slot, const void *insn, size_t len)
+{
+	text_poke_copy(slot, insn, len);
+}
+
+/* An ENDBR at a function entry is part of the entry: probe after it. */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry)
+{
+	u32 insn;
+
+	if (!offset || offset == ENDBR_INSN_SIZE) {
+		if (!copy_from_kernel_nofault(&insn, (void *)addr, sizeof(insn)) &&
+		    is_endbr(insn)) {
+			*on_func_entry = true;
+			return (kprobe_opcode_t *)(addr + ENDBR_INSN_SIZE);
+		}
+	}
+	*on_func_entry = !offset;
+	return (kprobe_opcode_t *)(addr + offset);
+}
+
+/* __switch_to returns on another task's stack: no return probe there. */
+bool arch_kretprobe_blacklisted(unsigned long addr)
+{
+	return addr == (unsigned long)__switch_to;
+}
+
+int arch_populate_kprobe_blacklist(void)
+{
+	return kprobe_add_area_blacklist((unsigned long)__entry_text_start,
+					 (unsigned long)__entry_text_end);
+}
+
+/* --- replaying the probed instruction --- */
+
+/* Read an indirect branch's target the way the CPU would. */
+static bool indirect_target(struct kprobe *probe, struct pt_regs *regs,
+			    unsigned long *target)
+{
+	void __user *ea;
+	struct insn insn;
+	int off;
+
+	if (insn_decode_kernel(&insn, probe->ainsn.bytes) < 0)
+		return false;
+	if (X86_MODRM_MOD(insn.modrm.value) == 3) {
+		off = insn_get_modrm_rm_off(&insn, regs);
+		if (off < 0)
+			return false;
+		*target = *(unsigned long *)((void *)regs + off);
+		return true;
+	}
+	/* Addresses are computed with ip at the instruction itself. */
+	ea = insn_get_addr_ref(&insn, regs);
+	if (ea == (void __user *)-1L)
+		return false;
+	return !copy_from_kernel_nofault(target, (void __force *)ea,
+					 sizeof(*target));
+}
+NOKPROBE_SYMBOL(indirect_target);
+
+static bool loop_taken(struct kprobe *probe, struct pt_regs *regs)
+{
+	unsigned long mask = probe->ainsn.asize == 4 ? 0xffffffffUL : ~0UL;
+	unsigned long count;
+
+	if (probe->ainsn.cond == 0xe3)	/* jrcxz/jecxz: no decrement */
+		return !(regs->cx & mask);
+	count = (regs->cx - 1) & mask;
+	regs->cx = (regs->cx & ~mask) | count;
+	if (!count)
+		return false;
+	if (probe->ainsn.cond == 0xe1)	/* loope */
+		return regs->flags & X86_EFLAGS_ZF;
+	if (probe->ainsn.cond == 0xe0)	/* loopne */
+		return !(regs->flags & X86_EFLAGS_ZF);
+	return true;
+}
+NOKPROBE_SYMBOL(loop_taken);
+
+/*
+ * Execute an emulated instruction on @regs.  Returns false when it could
+ * not (an unreadable indirect target), in which case nothing changed.
+ */
+static bool emulate(struct kprobe *probe, struct pt_regs *regs)
+{
+	unsigned long at = (unsigned long)probe->addr;
+	unsigned long next = at + probe->ainsn.len;
+	unsigned long target;
+
+	switch (probe->ainsn.replay) {
+	case KPROBE_X86_NOP:
+		regs->ip = next;
+		break;
+	case KPROBE_X86_JMP:
+		regs->ip = next + probe->ainsn.rel;
+		break;
+	case KPROBE_X86_CALL:
+		int3_emulate_push(regs, next);
+		regs->ip = next + probe->ainsn.rel;
+		break;
+	case KPROBE_X86_JCC:
+		int3_emulate_jcc(regs, probe->ainsn.cond, next, probe->ainsn.rel);
+		break;
+	case KPROBE_X86_LOOP:
+		regs->ip = loop_taken(probe, regs) ? next + probe->ainsn.rel : next;
+		break;
+	case KPROBE_X86_RET:
+		regs->ip = int3_emulate_pop(regs);
+		regs->sp += probe->ainsn.rel;
+		break;
+	case KPROBE_X86_JMP_IND:
+	case KPROBE_X86_CALL_IND:
+		regs->ip = at;
+		if (!indirect_target(probe, regs, &target))
+			return false;
+		if (probe->ainsn.replay == KPROBE_X86_CALL_IND)
+			int3_emulate_push(regs, next);
+		regs->ip = target;
+		break;
+	case KPROBE_X86_CLI:
+		regs->flags &= ~X86_EFLAGS_IF;
+		regs->ip = next;
+		break;
+	case KPROBE_X86_STI:
+		regs->flags |= X86_EFLAGS_IF;
+		regs->ip = next;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+NOKPROBE_SYMBOL(emulate);
+
+static void save_outer(struct kprobe_ctlblk *kcb)
+{
+	kcb->prev_kprobe.kp = kprobe_running();
+	kcb->prev_kprobe.status = kcb->kprobe_status;
+	kcb->prev_kprobe.saved_if = kcb->saved_if;
+}
+NOKPROBE_SYMBOL(save_outer);
+
+static void restore_outer(struct kprobe_ctlblk *kcb)
+{
+	__this_cpu_write(current_kprobe, kcb->prev_kprobe.kp);
+	kcb->kprobe_status = kcb->prev_kprobe.status;
+	kcb->saved_if = kcb->prev_kprobe.saved_if;
+}
+NOKPROBE_SYMBOL(restore_outer);
+
+/* The instruction has executed (or was emulated): finish the hit. */
+static void finish_hit(struct kprobe *probe, struct pt_regs *regs,
+		       struct kprobe_ctlblk *kcb, bool reentered)
+{
+	if (reentered) {
+		restore_outer(kcb);
+		return;
+	}
+	kcb->kprobe_status = KPROBE_HIT_SSDONE;
+	kprobe_run_post_handlers(probe, regs);
+	reset_current_kprobe();
+}
+NOKPROBE_SYMBOL(finish_hit);
+
+/*
+ * Run the probed instruction for a hit.  Emulated instructions finish
+ * here; the rest go to their slot with interrupts off, so nothing can run
+ * on this CPU between the slot and the int3 that ends it.
+ */
+static void replay(struct kprobe *probe, struct pt_regs *regs,
+		   struct kprobe_ctlblk *kcb, bool reentered)
+{
+	if (probe->ainsn.replay != KPROBE_X86_STEP && emulate(probe, regs)) {
+		finish_hit(probe, regs, kcb, reentered);
+		return;
+	}
+	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;
+	kcb->saved_if = regs->flags & X86_EFLAGS_IF;
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)probe->ainsn.insn;
+}
+NOKPROBE_SYMBOL(replay);
+
+/* The int3 at the end of @probe's slot fired: the copy has executed. */
+static int step_done(struct kprobe *probe, struct pt_regs *regs,
+		     struct kprobe_ctlblk *kcb)
+{
+	bool reentered = kcb->kprobe_status == KPROBE_REENTER;
+
+	regs->ip = (unsigned long)probe->addr + probe->ainsn.len;
+	if (probe->ainsn.pushes_flags)
+		*(unsigned long *)regs->sp |= kcb->saved_if;
+	if (!probe->ainsn.sets_if)
+		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | kcb->saved_if;
+	finish_hit(probe, regs, kcb, reentered);
+	return 1;
+}
+NOKPROBE_SYMBOL(step_done);
+
+/* A probe was hit while this CPU was already handling one. */
+static int reenter(struct kprobe *probe, struct pt_regs *regs,
+		   struct kprobe_ctlblk *kcb)
+{
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		/* A third level: there is nowhere left to keep state. */
+		pr_err("kprobes: probe hit while stepping a nested probe\n");
+		dump_kprobe(probe);
+		BUG();
+	}
+	kprobes_inc_nmissed_count(probe);
+	save_outer(kcb);
+	__this_cpu_write(current_kprobe, probe);
+	replay(probe, regs, kcb, true);
+	return 1;
+}
+NOKPROBE_SYMBOL(reenter);
+
+/**
+ * kprobe_int3_handler() - an int3 in kernel mode: is it ours?
+ * @regs: registers, with ip just past the int3
+ *
+ * Called by do_int3() with interrupts off.  Returns 1 when the trap was a
+ * probe hit or the end of an out-of-line step, 0 otherwise.
+ */
+int kprobe_int3_handler(struct pt_regs *regs)
+{
+	kprobe_opcode_t *addr;
+	struct kprobe_ctlblk *kcb;
+	struct kprobe *probe, *cur;
+
+	if (user_mode(regs))
+		return 0;
+	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
+	kcb = get_kprobe_ctlblk();
+	cur = kprobe_running();
+	if (cur && (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) &&
+	    cur->ainsn.insn && addr == cur->ainsn.insn + cur->ainsn.len)
+		return step_done(cur, regs, kcb);
+
+	probe = get_kprobe(addr);
+	if (!probe) {
+		/*
+		 * Another CPU may have removed the probe after this one
+		 * trapped on it; then the int3 is gone: run the original.
+		 */
+		if (*addr != INT3_INSN_OPCODE) {
+			regs->ip = (unsigned long)addr;
+			return 1;
+		}
+		return 0;
+	}
+	if (cur)
+		return reenter(probe, regs, kcb);
+
+	__this_cpu_write(current_kprobe, probe);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (kprobe_run_pre_handlers(probe, regs)) {
+		/* A handler redirected execution through regs. */
+		reset_current_kprobe();
+		return 1;
+	}
+	regs->ip = (unsigned long)addr;
+	replay(probe, regs, kcb, false);
+	return 1;
+}
+NOKPROBE_SYMBOL(kprobe_int3_handler);
+
+/**
+ * kprobe_fault_handler() - a fault while this CPU handles a probe hit
+ * @regs: registers at the fault
+ * @trapnr: the x86 trap number
+ *
+ * A fault in the out-of-line copy is made to look as if it happened at the
+ * probed address, so exception fixups and oops reports see the real
+ * instruction.  Either way the probe's fault_handler may claim the fault.
+ * Returns non-zero when it did.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+
+	if (unlikely(regs->ip == (unsigned long)cur->ainsn.insn) &&
+	    (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER))) {
+		bool reentered = kcb->kprobe_status == KPROBE_REENTER;
+
+		regs->ip = (unsigned long)cur->addr;
+		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | kcb->saved_if;
+		if (reentered) {
+			restore_outer(kcb);
+			return 0;
+		}
+		reset_current_kprobe();
+		return kprobe_run_fault_handler(cur, regs, trapnr);
+	}
+	if (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE))
+		return kprobe_run_fault_handler(cur, regs, trapnr);
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_fault_handler);
+
+/* Traps that reach kprobes through the die chain (see the top comment). */
+int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
+			     void *data)
+{
+	struct die_args *args = data;
+
+	if (val != DIE_TRAP || user_mode(args->regs) || !kprobe_running())
+		return NOTIFY_DONE;
+	return kprobe_fault_handler(args->regs, args->trapnr) ?
+		NOTIFY_STOP : NOTIFY_DONE;
+}
+NOKPROBE_SYMBOL(kprobe_exceptions_notify);
+
+static struct notifier_block kprobe_die_nb = {
+	.notifier_call = kprobe_exceptions_notify,
+	/* Ahead of everyone: a probe's state must be repaired first. */
+	.priority = INT_MAX,
+};
+
+int __init arch_init_kprobes(void)
+{
+	return register_die_notifier(&kprobe_die_nb);
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes: decide how a probed instruction will be replayed.
+ *
+ * The probe address must be an instruction boundary, which on x86 can only
+ * be known by decoding the function from its start.  The instruction
+ * itself then falls in one of three groups: ones whose effect depends on
+ * where they run (relative branches, calls, returns, indirect branches)
+ * are emulated at the hit; ones that must never be probed are refused;
+ * everything else runs out of line in a slot followed by an int3, with
+ * RIP-relative operands rebased to the slot.
+ */
+#include <linux/kprobes_arch.h>
+#include <linux/kallsyms.h>
+#include <linux/uaccess.h>
+#include <asm/insn.h>
+#include <asm/ibt.h>
+#include <asm/text-patching.h>
+
+#include "common.h"
+
+/*
+ * Read the instruction bytes at @addr as they were before any probe: an
+ * armed probe's int3 is replaced by the opcode it hides.
+ */
+static int read_original(unsigned long addr, u8 *buf)
+{
+	struct kprobe *site;
+
+	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
+		return -EFAULT;
+	site = get_kprobe((void *)addr);
+	if (site)
+		buf[0] = site->ainsn.bytes[0];
+	return 0;
+}
+
+/* Decode from the start of @addr's function up to @addr. */
+static int check_boundary(unsigned long addr)
+{
+	unsigned long size, offset, pos;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return -EILSEQ;
+	for (pos = addr - offset; pos < addr; pos += insn.length) {
+		if (read_original(pos, buf) ||
+		    insn_decode_kernel(&insn, buf) < 0 || !insn.length)
+			return -EILSEQ;
+	}
+	return pos == addr ? 0 : -EILSEQ;
+}
+
+/* Instructions that must never run under a probe. */
+static bool refused(struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
+
+	if (insn_has_emulate_prefix(insn) || insn_masking_exception(insn))
+		return true;
+	switch (op) {
+	case 0xcc:		/* int3: someone else's breakpoint */
+	case 0xcd:		/* int n */
+	case 0xce:		/* into */
+	case 0xcf:		/* iret */
+	case 0xca:		/* far ret */
+	case 0xcb:
+	case 0xf1:		/* int1 */
+	case 0xf4:		/* hlt */
+	case 0x9a:		/* far call */
+	case 0xea:		/* far jmp */
+	case 0x8e:		/* mov to a segment register */
+		return true;
+	case 0xff:		/* far call/jmp through memory */
+		return reg == 3 || reg == 5;
+	case 0x0f:
+		switch (op2) {
+		case 0x01:	/* system group: swapgs, lgdt, vmcall, ... */
+		case 0x05:	/* syscall */
+		case 0x07:	/* sysret */
+		case 0x0b:	/* ud2: BUG()/WARN() sites */
+		case 0x34:	/* sysenter */
+		case 0x35:	/* sysexit */
+		case 0xb9:	/* ud1 */
+		case 0xff:	/* ud0 */
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Fill in how a hit replays @insn; returns false when it must step. */
+static bool classify_emulated(struct insn *insn, struct arch_specific_insn *ai)
+{
+	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
+
+	ai->rel = insn->immediate.value;
+	switch (op) {
+	case 0xeb:
+	case 0xe9:
+		ai->replay = KPROBE_X86_JMP;
+		return true;
+	case 0xe8:
+		ai->replay = KPROBE_X86_CALL;
+		return true;
+	case 0x70 ... 0x7f:
+		ai->replay = KPROBE_X86_JCC;
+		ai->cond = op & 0xf;
+		return true;
+	case 0xe0 ... 0xe3:
+		ai->replay = KPROBE_X86_LOOP;
+		ai->cond = op;
+		ai->asize = insn->addr_bytes;
+		return true;
+	case 0xc3:
+	case 0xc2:
+		ai->replay = KPROBE_X86_RET;
+		ai->rel = op == 0xc2 ? insn->immediate.value : 0;
+		return true;
+	case 0xfa:
+		ai->replay = KPROBE_X86_CLI;
+		return true;
+	case 0xfb:
+		ai->replay = KPROBE_X86_STI;
+		return true;
+	case 0x90:
+		/* Plain nop; with REX.B it is xchg with r8. */
+		if (insn->rex_prefix.nbytes)
+			return false;
+		ai->replay = KPROBE_X86_NOP;
+		return true;
+	case 0xff:
+		if (reg == 2 || reg == 4) {
+			ai->replay = reg == 2 ? KPROBE_X86_CALL_IND :
+						KPROBE_X86_JMP_IND;
+			return true;
+		}
+		return false;
+	case 0x0f:
+		if (op2 >= 0x80 && op2 <= 0x8f) {
+			ai->replay = KPROBE_X86_JCC;
+			ai->cond = op2 & 0xf;
+			return true;
+		}
+		if (op2 == 0x1f) {	/* multi-byte nop */
+			ai->replay = KPROBE_X86_NOP;
+			return true;
+		}
+		return false;
+	}
+	if (is_endbr(*(u32 *)insn->kaddr)) {
+		ai->replay = KPROBE_X86_NOP;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Build the out-of-line copy: the instruction, rebased when it addresses
+ * memory relative to RIP, then an int3 that hands control back.
+ */
+static int prepare_slot(unsigned long addr, struct insn *insn,
+			struct arch_specific_insn *ai)
+{
+	u8 buf[KPROBE_INSN_SLOT_SIZE];
+	kprobe_opcode_t *slot;
+
+	slot = kprobe_alloc_insn_slot();
+	if (!slot)
+		return -ENOMEM;
+	memcpy(buf, ai->bytes, ai->len);
+	if (insn_rip_relative(insn)) {
+		s64 disp = (s64)insn->displacement.value +
+			   (s64)addr - (s64)(unsigned long)slot;
+		int at = insn_offset_displacement(insn);
+
+		if (disp != (s32)disp) {
+			kprobe_free_insn_slot(slot);
+			return -ERANGE;
+		}
+		*(s32 *)(buf + at) = (s32)disp;
+	}
+	buf[ai->len] = INT3_INSN_OPCODE;
+	arch_write_insn_slot(slot, buf, ai->len + INT3_INSN_SIZE);
+	ai->insn = slot;
+	return 0;
+}
+
+int arch_prepare_kprobe(struct kprobe *probe)
+{
+	struct arch_specific_insn *ai = &probe->ainsn;
+	unsigned long addr = (unsigned long)probe->addr;
+	struct insn insn;
+	int ret;
+
+	if (alternatives_text_reserved(probe->addr, probe->addr))
+		return -EINVAL;
+	ret = check_boundary(addr);
+	if (ret)
+		return ret;
+	memset(ai, 0, sizeof(*ai));
+	if (read_original(addr, ai->bytes))
+		return -EFAULT;
+	if (insn_decode_kernel(&insn, ai->bytes) < 0)
+		return -EILSEQ;
+	if (refused(&insn))
+		return -EINVAL;
+	ai->len = insn.length;
+	probe->opcode = ai->bytes[0];
+	if (classify_emulated(&insn, ai))
+		return 0;
+
+	ai->replay = KPROBE_X86_STEP;
+	ai->sets_if = insn.opcode.bytes[0] == 0x9d;		/* popf */
+	ai->pushes_flags = insn.opcode.bytes[0] == 0x9c;	/* pushf */
+	return prepare_slot(addr, &insn, ai);
+}
+
+void arch_remove_kprobe(struct kprobe *probe)
+{
+	if (probe->ainsn.insn) {
+		kprobe_free_insn_slot(probe->ainsn.insn);
+		probe->ainsn.insn = NULL;
+	}
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 probes on ftrace call sites: the fentry call is hooked through ftrace
+ * instead of an int3.  Handlers see the same regs an int3 hit would give
+ * (ip just past the probed address); the probed "instruction" is the
+ * call site's nop, so there is nothing to replay but moving ip past it.
+ */
+#include <linux/kprobes_arch.h>
+#include <linux/ftrace.h>
+
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprobe_ctlblk *kcb;
+	unsigned long resume;
+	struct kprobe *probe;
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	probe = get_kprobe((kprobe_opcode_t *)ip);
+	if (unlikely(!probe) || kprobe_disabled(probe))
+		goto out;
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(probe);
+		goto out;
+	}
+
+	kcb = get_kprobe_ctlblk();
+	__this_cpu_write(current_kprobe, probe);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	resume = regs->ip;
+	regs->ip = ip + INT3_INSN_SIZE;
+	if (!kprobe_run_pre_handlers(probe, regs)) {
+		/* As if the nop had executed, then back to ftrace's return. */
+		regs->ip = ip + MCOUNT_INSN_SIZE;
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		kprobe_run_post_handlers(probe, regs);
+		regs->ip = resume;
+	}
+	/* Otherwise a handler chose where to go; ftrace returns there. */
+	reset_current_kprobe();
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+NOKPROBE_SYMBOL(kprobe_ftrace_handler);
+
+int arch_prepare_kprobe_ftrace(struct kprobe *probe)
+{
+	probe->ainsn.insn = NULL;
+	probe->ainsn.len = MCOUNT_INSN_SIZE;
+	probe->ainsn.replay = KPROBE_X86_NOP;
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The contract between the generic kprobes core (kernel/kprobes/) and an
+ * architecture port (arch/<arch>/kernel/kprobes/ or .../probes/).
+ *
+ * A port provides <asm/kprobes.h> with:
+ *   kprobe_opcode_t          the unit the breakpoint is made of
+ *   struct arch_specific_insn the port's copy of a probed instruction
+ *   struct kprobe_ctlblk     per-CPU hit state; must have kprobe_status
+ *   KPROBE_INSN_SLOT_SIZE    bytes of executable slot one probe may use
+ * and implements the "port" functions below.  The core implements the
+ * "core" functions for the port's trap handlers.
+ *
+ * How a hit flows: the port's breakpoint (or ftrace) handler finds the
+ * probe with get_kprobe(), and if no probe handler is running on this CPU
+ * it sets current_kprobe and calls kprobe_run_pre_handlers().  It then
+ * executes or emulates the original instruction, calls
+ * kprobe_run_post_handlers() and clears current_kprobe.  A hit while a
+ * handler is running only counts kprobes_inc_nmissed_count() and executes
+ * the instruction.  All of this runs with interrupts off, never sleeps and
+ * never takes a lock.
+ */
+#ifndef _LINUX_KPROBES_ARCH_H
+#define _LINUX_KPROBES_ARCH_H
+
+#include <linux/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+
+/* --- port: kernel/kprobes/ calls these --- */
+
+/**
+ * arch_prepare_kprobe() - check that @p->addr can be probed and copy it
+ * @p: probe with @addr set; fill @opcode and @ainsn
+ *
+ * Called once per probed address, under the core's mutex.  Returns 0,
+ * -EILSEQ when @addr is not on an instruction boundary, -EINVAL for an
+ * instruction that must never be probed, -ENOMEM when no slot is free.
+ */
+int arch_prepare_kprobe(struct kprobe *p);
+
+/* Free what arch_prepare_kprobe() took.  Called once the probe can no
+ * longer be hit (after a grace period), possibly more than once.
+ */
+void arch_remove_kprobe(struct kprobe *p);
+
+/* Plant and remove the breakpoint at @p->addr; text_mutex is held. */
+void arch_arm_kprobe(struct kprobe *p);
+void arch_disarm_kprobe(struct kprobe *p);
+
+/* One-time setup at boot (trap hooks, notifiers); 0 or an errno. */
+int arch_init_kprobes(void);
+
+/* Add the port's no-probe ranges with kprobe_add_area_blacklist().  The
+ * default adds nothing.
+ */
+int arch_populate_kprobe_blacklist(void);
+
+/* True when @addr lies in text the port never lets a probe touch beyond
+ * the blacklist.  The default refuses the .kprobes.text section.
+ */
+bool arch_within_kprobe_blacklist(unsigned long addr);
+
+/* True when no kretprobe may sit at the function at @addr (say, one that
+ * switches stacks under its own return address).  Default: none.
+ */
+bool arch_kretprobe_blacklisted(unsigned long addr);
+
+/* An executable page for instruction slots, and its release.  The
+ * defaults use execmem's EXECMEM_KPROBES range.
+ */
+void *alloc_insn_page(void);
+void free_insn_page(void *page);
+
+/* Write @len bytes into an executable slot (slots are read-only text). */
+void arch_write_insn_slot(void *slot, const void *insn, size_t len);
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/* Prepare a probe that sits on an ftrace call site. */
+int arch_prepare_kprobe_ftrace(struct kprobe *p);
+/* The ftrace callback for such probes. */
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+#endif
+
+/* --- core: the port's trap handlers call these --- */
+
+/*
+ * Run the pre_handlers of every enabled probe at @p (the probe get_kprobe()
+ * returned).  True when one of them returned non-zero, i.e. redirected
+ * execution: the port must then neither execute the original instruction
+ * nor call the post handlers.
+ */
+bool kprobe_run_pre_handlers(struct kprobe *p, struct pt_regs *regs);
+
+/* Run the post_handlers of every enabled probe at @p. */
+void kprobe_run_post_handlers(struct kprobe *p, struct pt_regs *regs);
+
+/* True when some probe at @p has a post_handler (so stepping is needed). */
+bool kprobe_has_post_handler(struct kprobe *p);
+
+/*
+ * A fault hit while @p's handlers (or its out-of-line instruction) ran:
+ * give the fault_handler of the probe that was running a chance to fix
+ * it.  Returns its verdict (non-zero: fixed).
+ */
+int kprobe_run_fault_handler(struct kprobe *p, struct pt_regs *regs,
+			     int trapnr);
+
+/* Instruction slots: KPROBE_INSN_SLOT_SIZE bytes of executable memory
+ * within reach of kernel text.  Free only once no CPU can be in the slot.
+ */
+kprobe_opcode_t *kprobe_alloc_insn_slot(void);
+void kprobe_free_insn_slot(kprobe_opcode_t *slot);
+
+#endif /* CONFIG_KPROBES */
+#endif /* _LINUX_KPROBES_ARCH_H */

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * /sys/kernel/debug/kprobes/: "list" (every registered probe), "enabled"
+ * (the global arm switch) and "blacklist" (where probes are refused).
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/kallsyms.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+
+/* Addresses print as 16 hex digits, or zeros when kallsyms hides them. */
+static unsigned long shown(struct seq_file *m, const void *addr)
+{
+	return kallsyms_show_value(m->file->f_cred) ? (unsigned long)addr : 0;
+}
+
+static void show_probe(struct seq_file *m, struct kprobe_site *site,
+		       struct kprobe *probe)
+{
+	char symbuf[KSYM_NAME_LEN], *modname;
+	const char *sym;
+	unsigned long offset = 0;
+	unsigned long addr = shown(m, site->kp.addr);
+
+	sym = kallsyms_lookup((unsigned long)site->kp.addr, NULL, &offset,
+			      &modname, symbuf);
+	if (sym)
+		seq_printf(m, "%016lx  %s  %s+0x%lx  %s ", addr,
+			   kprobe_is_kretprobe(probe) ? "r" : "k", sym, offset,
+			   modname ?: " ");
+	else
+		seq_printf(m, "%016lx  %s  %pS ", addr,
+			   kprobe_is_kretprobe(probe) ? "r" : "k", site->kp.addr);
+	seq_printf(m, "%s%s%s%s\n",
+		   kprobe_gone(probe) ? "[GONE]" : "",
+		   kprobe_disabled(probe) && !kprobe_gone(probe) ? "[DISABLED]" : "",
+		   kprobe_optimized(&site->kp) ? "[OPTIMIZED]" : "",
+		   kprobe_ftrace(&site->kp) ? "[FTRACE]" : "");
+}
+
+static void show_site(struct kprobe_site *site, void *m)
+{
+	struct kprobe *probe;
+
+	list_for_each_entry(probe, &site->probes, list)
+		show_probe(m, site, probe);
+}
+
+static int list_show(struct seq_file *m, void *v)
+{
+	guard(mutex)(&probes_mutex);
+	kprobe_visit_sites(show_site, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(list);
+
+static void *blacklist_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&probes_mutex);
+	return seq_list_start(&kprobe_blacklist, *pos);
+}
+
+static void *blacklist_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &kprobe_blacklist, pos);
+}
+
+static void blacklist_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&probes_mutex);
+}
+
+static int blacklist_show(struct seq_file *m, void *v)
+{
+	struct kprobe_blacklist_entry *range =
+		list_entry(v, struct kprobe_blacklist_entry, list);
+
+	seq_printf(m, "0x%016lx-0x%016lx\t%ps\n",
+		   shown(m, (void *)range->start_addr),
+		   shown(m, (void *)range->end_addr),
+		   (void *)range->start_addr);
+	return 0;
+}
+
+static const struct seq_operations blacklist_sops = {
+	.start = blacklist_start,
+	.next = blacklist_next,
+	.stop = blacklist_stop,
+	.show = blacklist_show,
+};
+DEFINE_SEQ_ATTRIBUTE(blacklist);
+
+/* Arm or disarm every site; per-probe disabled state is left alone. */
+static void sync_site(struct kprobe_site *site, void *unused)
+{
+	kprobe_site_sync_arming(site);
+}
+
+static void set_global_arming(bool on)
+{
+	guard(mutex)(&probes_mutex);
+	if (kprobes_armed_globally == on)
+		return;
+	kprobes_armed_globally = on;
+	kprobe_visit_sites(sync_site, NULL);
+	pr_info("Kprobes globally %s\n", on ? "enabled" : "disabled");
+}
+
+static ssize_t enabled_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char buf[3] = { READ_ONCE(kprobes_armed_globally) ? '1' : '0', '\n' };
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, 2);
+}
+
+static ssize_t enabled_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &on);
+	if (ret)
+		return ret;
+	set_global_arming(on);
+	return count;
+}
+
+static const struct file_operations enabled_fops = {
+	.read = enabled_read,
+	.write = enabled_write,
+	.llseek = default_llseek,
+};
+
+static int __init kprobes_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
+
+	debugfs_create_file("list", 0400, dir, NULL, &list_fops);
+	debugfs_create_file("enabled", 0600, dir, NULL, &enabled_fops);
+	debugfs_create_file("blacklist", 0400, dir, NULL, &blacklist_fops);
+	return 0;
+}
+late_initcall(kprobes_debugfs_init);

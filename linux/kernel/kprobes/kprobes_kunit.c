@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit cases for the kprobes core: the registration contract (what is
+ * refused and with which errno), several probes at one address, enabling
+ * and disabling, the skip-the-instruction pre_handler, fault_handler, and
+ * probes inside a function body.  lib/test_kprobes.c covers the basic
+ * hit/miss/kretprobe behaviour and runs unchanged beside this.
+ */
+#include <kunit/test.h>
+#include <linux/kprobes.h>
+#include <linux/kdebug.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/kallsyms.h>
+#ifdef CONFIG_X86
+#include <asm/trapnr.h>
+#endif
+
+/* Targets: kept out of line so each call really runs their code. */
+static noinline int kpk_target(int x)
+{
+	return x * 3 + 1;
+}
+
+static noinline int kpk_replacement(int x)
+{
+	return -x;
+}
+
+static noinline int kpk_body(int x)
+{
+	int i, sum = 0;
+
+	for (i = 0; i < x; i++)
+		sum += i ^ x;
+	return sum;
+}
+
+/* Set at suite init, so the compiler cannot specialise the targets. */
+static int (*call_target)(int);
+static int (*call_body)(int);
+
+/* What the handlers saw, reset by each case. */
+static int order[8], norder;
+static int hits, posts, faults, fault_trap;
+
+static void reset_counts(void)
+{
+	norder = 0;
+	hits = 0;
+	posts = 0;
+	faults = 0;
+	fault_trap = -1;
+}
+
+static int count_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	return 0;
+}
+
+static void count_post(struct kprobe *kp, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	posts++;
+}
+
+static int record_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (norder < ARRAY_SIZE(order))
+		order[norder++] = kp->flags >> 16;
+	return 0;
+}
+
+static void kpk_errno_both_addr_and_symbol(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpk_target,
+		.symbol_name = "kpk_target",
+	};
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+}
+
+static void kpk_errno_neither_addr_nor_symbol(struct kunit *test)
+{
+	struct kprobe kp = { .pre_handler = count_pre };
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+}
+
+static void kpk_errno_unknown_symbol(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpk_no_such_function_anywhere" };
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -ENOENT);
+}
+
+static void kpk_errno_not_text(struct kunit *test)
+{
+	static int data_object;
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)&data_object };
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+}
+
+static void kpk_errno_blacklisted(struct kunit *test)
+{
+	/* notify_die() is NOKPROBE_SYMBOL: probes there would recurse. */
+	struct kprobe kp = { .symbol_name = "notify_die" };
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, within_kprobe_blacklist((unsigned long)notify_die));
+}
+
+static void kpk_errno_mid_instruction(struct kunit *test)
+{
+	/*
+	 * On x86 the first bytes of a traced function are one 5-byte call
+	 * site, so offset 1 is never an instruction boundary.
+	 */
+	struct kprobe kp = { .symbol_name = "kpk_target", .offset = 1 };
+
+	if (!IS_ENABLED(CONFIG_X86))
+		kunit_skip(test, "needs variable-length instructions");
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EILSEQ);
+}
+
+static void kpk_double_registration(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpk_target",
+			     .pre_handler = count_pre };
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	call_target(1);
+	/* The refused second attempt left the first one intact. */
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(&kp);
+	call_target(1);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+}
+
+static void kpk_unregister_unregistered_clears_addr(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)kpk_target };
+
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_PTR_EQ(test, kp.addr, NULL);
+}
+
+static void kpk_resolves_addr(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpk_target" };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_PTR_NE(test, kp.addr, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(kp.addr) ? kp.addr : NULL, kp.addr);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(kp.addr), NULL);
+}
+
+static void kpk_handlers_run_in_registration_order(struct kunit *test)
+{
+	struct kprobe kps[3];
+	int i;
+
+	reset_counts();
+	for (i = 0; i < 3; i++) {
+		kps[i] = (struct kprobe) { .symbol_name = "kpk_target",
+					   .pre_handler = record_pre };
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kps[i]), 0);
+		/* Tag each probe in bits the core leaves alone. */
+		kps[i].flags |= (i + 1) << 16;
+	}
+	call_target(2);
+	KUNIT_ASSERT_EQ(test, norder, 3);
+	KUNIT_EXPECT_EQ(test, order[0], 1);
+	KUNIT_EXPECT_EQ(test, order[1], 2);
+	KUNIT_EXPECT_EQ(test, order[2], 3);
+
+	unregister_kprobe(&kps[1]);
+	reset_counts();
+	call_target(2);
+	KUNIT_ASSERT_EQ(test, norder, 2);
+	KUNIT_EXPECT_EQ(test, order[0], 1);
+	KUNIT_EXPECT_EQ(test, order[1], 3);
+	unregister_kprobe(&kps[0]);
+	unregister_kprobe(&kps[2]);
+}
+
+static void kpk_disable_enable(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpk_target",
+			     .pre_handler = count_pre };
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&kp));
+	call_target(1);
+	KUNIT_EXPECT_EQ(test, hits, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	call_target(1);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+}
+
+static void kpk_register_disabled(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpk_target",
+			     .pre_handler = count_pre,
+			     .flags = KPROBE_FLAG_DISABLED };
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	call_target(1);
+	KUNIT_EXPECT_EQ(test, hits, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	call_target(1);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(&kp);
+}
+
+static void kpk_batch_rollback(struct kunit *test)
+{
+	struct kprobe good = { .symbol_name = "kpk_target",
+			       .pre_handler = count_pre };
+	struct kprobe bad = { .symbol_name = "kpk_no_such_function_anywhere" };
+	struct kprobe *batch[] = { &good, &bad };
+
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, register_kprobes(batch, 2), -ENOENT);
+	call_target(1);
+	/* The probe registered before the failure is gone again. */
+	KUNIT_EXPECT_EQ(test, hits, 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)kpk_target), NULL);
+}
+
+static int redirect_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	instruction_pointer_set(regs, (unsigned long)kpk_replacement);
+	return 1;
+}
+
+static void kpk_pre_handler_redirects(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpk_target",
+			     .pre_handler = redirect_pre,
+			     .post_handler = count_post };
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(5), -5);
+	/* Execution moved on: the probed instruction and post_handler did not run. */
+	KUNIT_EXPECT_EQ(test, posts, 0);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, call_target(5), 16);
+}
+
+/* A kernel address with nothing mapped: a vmalloc area's guard page. */
+static void *unmapped;
+
+static int faulting_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned long val;
+
+	if (copy_from_kernel_nofault(&val, unmapped, sizeof(val)))
+		hits++;
+	return 0;
+}
+
+static int note_fault(struct kprobe *kp, struct pt_regs *regs, int trapnr)
+{
+	faults++;
+	fault_trap = trapnr;
+	return 0;	/* let the exception table fix it */
+}
+
+static void kpk_fault_handler_sees_handler_fault(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpk_target",
+			     .pre_handler = faulting_pre,
+			     .fault_handler = note_fault };
+	void *area = vmalloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	unmapped = area + PAGE_SIZE;
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(2), 7);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, faults, 1);
+#ifdef CONFIG_X86
+	KUNIT_EXPECT_EQ(test, fault_trap, X86_TRAP_PF);
+#endif
+	unregister_kprobe(&kp);
+	vfree(area);
+}
+
+/* Put a probe on every instruction boundary of kpk_body. */
+static void kpk_body_probes(struct kunit *test)
+{
+	unsigned long size, where;
+	struct kprobe *kps;
+	int off, n = 0, expected = kpk_body(7);
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)kpk_body,
+							    &size, &where));
+	kps = kunit_kcalloc(test, size, sizeof(*kps), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kps);
+	reset_counts();
+	/* Every offset inside the function; only boundaries register. */
+	for (off = 1; off < size; off++) {
+		kps[n] = (struct kprobe) { .symbol_name = "kpk_body",
+					   .offset = off,
+					   .pre_handler = count_pre,
+					   .post_handler = count_post };
+		if (!register_kprobe(&kps[n]))
+			n++;
+	}
+	KUNIT_ASSERT_GE(test, n, 3);
+	KUNIT_EXPECT_EQ(test, call_body(7), expected);
+	KUNIT_EXPECT_GE(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, hits, posts);
+	for (off = 0; off < n; off++)
+		KUNIT_EXPECT_FALSE(test, kprobe_ftrace(&kps[off]));
+	for (off = 0; off < n; off++)
+		unregister_kprobe(&kps[off]);
+	KUNIT_EXPECT_EQ(test, call_body(7), expected);
+}
+
+static int ret_seen;
+
+static int note_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ret_seen = regs_return_value(regs);
+	return 0;
+}
+
+static int decline_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return 1;
+}
+
+static void kpk_kretprobe_defaults_and_errors(struct kunit *test)
+{
+	struct kretprobe rp = { .kp.symbol_name = "kpk_target",
+				.handler = note_return };
+	struct kretprobe big = { .kp.symbol_name = "kpk_target",
+				 .handler = note_return,
+				 .data_size = KRETPROBE_MAX_DATA_SIZE + 1 };
+	struct kretprobe mid = { .kp.symbol_name = "kpk_body", .kp.offset = 5,
+				 .handler = note_return };
+
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&big), -E2BIG);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&mid), -EINVAL);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_GT(test, rp.maxactive, 0);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
+	ret_seen = 0;
+	KUNIT_EXPECT_EQ(test, call_target(4), 13);
+	KUNIT_EXPECT_EQ(test, ret_seen, 13);
+	unregister_kretprobe(&rp);
+}
+
+static void kpk_kretprobe_entry_handler_declines(struct kunit *test)
+{
+	struct kretprobe rp = { .kp.symbol_name = "kpk_target",
+				.handler = note_return,
+				.entry_handler = decline_entry };
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	ret_seen = 0;
+	KUNIT_EXPECT_EQ(test, call_target(4), 13);
+	KUNIT_EXPECT_EQ(test, ret_seen, 0);
+	unregister_kretprobe(&rp);
+}
+
+static struct kunit_case kprobes_core_cases[] = {
+	KUNIT_CASE(kpk_errno_both_addr_and_symbol),
+	KUNIT_CASE(kpk_errno_neither_addr_nor_symbol),
+	KUNIT_CASE(kpk_errno_unknown_symbol),
+	KUNIT_CASE(kpk_errno_not_text),
+	KUNIT_CASE(kpk_errno_blacklisted),
+	KUNIT_CASE(kpk_errno_mid_instruction),
+	KUNIT_CASE(kpk_double_registration),
+	KUNIT_CASE(kpk_unregister_unregistered_clears_addr),
+	KUNIT_CASE(kpk_resolves_addr),
+	KUNIT_CASE(kpk_handlers_run_in_registration_order),
+	KUNIT_CASE(kpk_disable_enable),
+	KUNIT_CASE(kpk_register_disabled),
+	KUNIT_CASE(kpk_batch_rollback),
+	KUNIT_CASE(kpk_pre_handler_redirects),
+	KUNIT_CASE(kpk_fault_handler_sees_handler_fault),
+	KUNIT_CASE(kpk_body_probes),
+	KUNIT_CASE(kpk_kretprobe_defaults_and_errors),
+	KUNIT_CASE(kpk_kretprobe_entry_handler_declines),
+	{}
+};
+
+static int kprobes_core_init(struct kunit_suite *suite)
+{
+	call_target = kpk_target;
+	call_body = kpk_body;
+	return 0;
+}
+
+static struct kunit_suite kprobes_core_suite = {
+	.name = "kprobes_core",
+	.suite_init = kprobes_core_init,
+	.test_cases = kprobes_core_cases,
+};
+
+kunit_test_suites(&kprobes_core_suite);
+
+MODULE_DESCRIPTION("KUnit cases for the kprobes core");
+MODULE_LICENSE("GPL");

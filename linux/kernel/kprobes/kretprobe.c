@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Return probes on top of rethook.
+ *
+ * A kretprobe is a kprobe at the function's entry whose pre_handler takes
+ * an instance from the kretprobe's rethook pool and lets rethook swap the
+ * return address for its trampoline.  When the function returns, rethook
+ * calls kretprobe_return() with the real return address already back in
+ * regs, so the user's handler sees a normal return: regs_return_value()
+ * and stack traces work as they would after the return.
+ */
+#include <linux/kprobes.h>
+#include <linux/rethook.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/* The entry side: the kprobe pre_handler of every kretprobe. */
+static int kretprobe_entry(struct kprobe *probe, struct pt_regs *regs)
+{
+	struct kretprobe *krp = container_of(probe, struct kretprobe, kp);
+	struct kretprobe_instance *inst;
+	struct rethook_node *node;
+
+	node = rethook_try_get(krp->rh);
+	if (!node) {
+		krp->nmissed++;
+		return 0;
+	}
+	inst = container_of(node, struct kretprobe_instance, node);
+	/* An entry handler may decline to watch this call. */
+	if (!krp->entry_handler || !krp->entry_handler(inst, regs))
+		rethook_hook(node, regs, kprobe_ftrace(probe));
+	else
+		rethook_recycle(node);
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_entry);
+
+/* The return side, called by rethook with preemption disabled. */
+static void kretprobe_return(struct rethook_node *node, void *data,
+			     unsigned long ret_addr, struct pt_regs *regs)
+{
+	struct kretprobe *krp = data;
+
+	if (WARN_ON_ONCE(!krp) || !krp->handler)
+		return;
+	/* Probes hit inside the handler count as missed, as in any handler. */
+	__this_cpu_write(current_kprobe, &krp->kp);
+	__this_cpu_write(kprobe_in_handler, &krp->kp);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	krp->handler(container_of(node, struct kretprobe_instance, node), regs);
+	__this_cpu_write(kprobe_in_handler, NULL);
+	__this_cpu_write(current_kprobe, NULL);
+}
+NOKPROBE_SYMBOL(kretprobe_return);
+
+bool kprobe_is_kretprobe(struct kprobe *probe)
+{
+	return probe->pre_handler == kretprobe_entry;
+}
+
+bool __weak arch_kretprobe_blacklisted(unsigned long addr)
+{
+	return false;
+}
+
+/**
+ * register_kretprobe() - watch a function's returns
+ * @krp: the kretprobe; set @kp.addr or @kp.symbol_name to a function entry
+ *
+ * @maxactive <= 0 picks max(10, 2 * possible CPUs) and is written back.
+ * Returns 0, -EINVAL when not at a function entry, already registered or
+ * refused by the arch, -ENOENT for an unknown symbol, -E2BIG when
+ * @data_size exceeds KRETPROBE_MAX_DATA_SIZE, -ENOMEM, or any error of
+ * register_kprobe().  On error nothing is left registered.
+ */
+int register_kretprobe(struct kretprobe *krp)
+{
+	struct rethook *rh;
+	int ret;
+
+	ret = kprobe_on_func_entry(krp->kp.addr, krp->kp.symbol_name,
+				   krp->kp.offset);
+	if (ret)
+		return ret;
+	if (kprobe_registered(&krp->kp))
+		return -EINVAL;
+	if (krp->data_size > KRETPROBE_MAX_DATA_SIZE ||
+	    krp->maxactive > KRETPROBE_MAXACTIVE_MAX)
+		return -E2BIG;
+	if (krp->maxactive < 1)
+		krp->maxactive = max_t(unsigned int, 10, 2 * num_possible_cpus());
+
+	rh = rethook_alloc(krp, kretprobe_return,
+			   sizeof(struct kretprobe_instance) + krp->data_size,
+			   krp->maxactive);
+	if (IS_ERR(rh))
+		return PTR_ERR(rh);
+	krp->rh = rh;
+	krp->nmissed = 0;
+	/* The entry probe is ours: no user post_handler runs there. */
+	krp->kp.pre_handler = kretprobe_entry;
+	krp->kp.post_handler = NULL;
+	ret = register_kprobe(&krp->kp);
+	if (!ret && arch_kretprobe_blacklisted((unsigned long)krp->kp.addr)) {
+		unregister_kprobe(&krp->kp);
+		ret = -EINVAL;
+	}
+	if (ret) {
+		rethook_free(rh);
+		krp->rh = NULL;
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kretprobe);
+
+/**
+ * unregister_kretprobes() - remove several kretprobes with one grace period
+ * @krps: the kretprobes
+ * @num: how many
+ *
+ * Calls still in flight return normally; their handlers no longer run.
+ */
+void unregister_kretprobes(struct kretprobe **krps, int num)
+{
+	struct kprobe_site **dead;
+	struct kprobe **kps;
+	int i, n;
+
+	if (num <= 0)
+		return;
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL | __GFP_NOFAIL);
+	dead = kcalloc(num, sizeof(*dead), GFP_KERNEL | __GFP_NOFAIL);
+	for (i = 0; i < num; i++)
+		kps[i] = &krps[i]->kp;
+	n = kprobe_detach_batch(kps, num, dead);
+	/* Stop the return handlers before the grace period, so none runs
+	 * once this returns.
+	 */
+	for (i = num - 1; i >= 0; i--) {
+		struct rethook *rh = krps[i]->rh;
+
+		krps[i]->rh = NULL;
+		if (rh)
+			rethook_free(rh);
+	}
+	kprobe_free_batch(kps, num, dead, n);
+	kfree(dead);
+	kfree(kps);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+
+/** unregister_kretprobe() - remove a kretprobe; see unregister_kretprobes() */
+void unregister_kretprobe(struct kretprobe *krp)
+{
+	unregister_kretprobes(&krp, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobe);
+
+/**
+ * register_kretprobes() - register several kretprobes, all or none
+ * @krps: the kretprobes
+ * @num: how many
+ */
+int register_kretprobes(struct kretprobe **krps, int num)
+{
+	int done, err = num > 0 ? 0 : -EINVAL;
+
+	for (done = 0; !err && done < num; done++)
+		err = register_kretprobe(krps[done]);
+	if (err && done > 1)
+		unregister_kretprobes(krps, done - 1);
+	return err;
+}
+EXPORT_SYMBOL_GPL(register_kretprobes);

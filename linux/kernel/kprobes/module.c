@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Probes whose text goes away: module unload, a module's init text once it
+ * is live, and the kernel's init text after boot.  Such probes become
+ * [GONE]: they stay registered, so their owners can still unregister them,
+ * but nothing arms them again.  Modules also bring and take their own
+ * blacklist entries.
+ */
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/init.h>
+#include <asm/sections.h>
+
+#include "internal.h"
+
+struct dying_text {
+	bool (*within)(unsigned long addr, void *arg);
+	void *arg;
+};
+
+static void kill_if_dying(struct kprobe_site *site, void *arg)
+{
+	struct dying_text *text = arg;
+
+	if (text->within((unsigned long)site->kp.addr, text->arg))
+		kprobe_site_mark_gone(site);
+}
+
+/* Mark gone every site whose address satisfies @within. */
+static void kill_sites(bool (*within)(unsigned long addr, void *arg), void *arg)
+{
+	struct dying_text text = { .within = within, .arg = arg };
+
+	kprobe_visit_sites(kill_if_dying, &text);
+}
+
+static bool in_module_going(unsigned long addr, void *mod)
+{
+	return within_module(addr, mod);
+}
+
+static bool in_module_init(unsigned long addr, void *mod)
+{
+	return within_module_init(addr, mod);
+}
+
+static int kprobes_module_callback(struct notifier_block *nb,
+				   unsigned long state, void *data)
+{
+	struct module *mod = data;
+
+	mutex_lock(&probes_mutex);
+	switch (state) {
+	case MODULE_STATE_COMING:
+		kprobe_blacklist_add_module(mod);
+		break;
+	case MODULE_STATE_LIVE:
+		/* Its init text is freed next. */
+		kill_sites(in_module_init, mod);
+		break;
+	case MODULE_STATE_GOING:
+		kill_sites(in_module_going, mod);
+		kprobe_blacklist_remove_module(mod);
+		break;
+	}
+	mutex_unlock(&probes_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprobes_module_nb = {
+	.notifier_call = kprobes_module_callback,
+	/* Before other users (tracing) look at the module's text. */
+	.priority = 0,
+};
+
+static bool in_kernel_init(unsigned long addr, void *unused)
+{
+	return addr >= (unsigned long)__init_begin &&
+	       addr < (unsigned long)__init_end;
+}
+
+/**
+ * kprobe_free_init_mem() - the kernel's init text is about to be freed
+ *
+ * Called once from kernel_init(); probes there become [GONE].
+ */
+void kprobe_free_init_mem(void)
+{
+	mutex_lock(&probes_mutex);
+	kill_sites(in_kernel_init, NULL);
+	mutex_unlock(&probes_mutex);
+}
+
+static int __init kprobes_module_init(void)
+{
+	return register_module_notifier(&kprobes_module_nb);
+}
+early_initcall(kprobes_module_init);
