@@ -129,16 +129,6 @@ static inline bool kprobe_ftrace(struct kprobe *kp)
 	return kprobe_has_flag(kp, KPROBE_FLAG_FTRACE);
 }
 
-/*
- * Return probes.  With CONFIG_KRETPROBE_ON_RETHOOK the return hook and the
- * per-task list of pending returns belong to rethook; otherwise the core
- * keeps them itself (kernel/kprobes/kretprobe_legacy.c).
- */
-struct kretprobe_holder {
-	struct kretprobe __rcu *rp;
-	struct objpool_head pool;
-};
-
 /**
  * struct kretprobe - a probe on a function's return
  * @kp: the entry probe the core plants at the function's first instruction.
@@ -149,6 +139,10 @@ struct kretprobe_holder {
  *	from the number of CPUs and is written back here.
  * @nmissed: returns not watched because no instance was free.
  * @data_size: bytes of per-call private data in kretprobe_instance.data.
+ * @rh: the rethook that swaps return addresses (core use).
+ *
+ * Return probes are built on rethook, which owns the return trampoline and
+ * the per-task list of pending returns.
  */
 struct kretprobe {
 	struct kprobe kp;
@@ -157,17 +151,14 @@ struct kretprobe {
 	int maxactive;
 	int nmissed;
 	size_t data_size;
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook *rh;
-#else
-	struct kretprobe_holder *rph;
-#endif
 };
 
 #define KRETPROBE_MAXACTIVE_MAX 4096
 
 /**
  * struct kretprobe_instance - one watched call of a kretprobe'd function
+ * @node: rethook's record of the call (core use).
  * @data: @data_size bytes the entry handler may fill for the return handler.
  *
  * Reach the kretprobe with get_kretprobe(), the caller's return address with
@@ -175,15 +166,7 @@ struct kretprobe {
  * task that made the call).
  */
 struct kretprobe_instance {
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook_node node;
-#else
-	struct rcu_head rcu;
-	struct llist_node llist;
-	struct kretprobe_holder *rph;
-	kprobe_opcode_t *ret_addr;
-	void *fp;
-#endif
 	char data[];
 };
 
