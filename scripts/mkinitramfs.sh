@@ -27,6 +27,7 @@ cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cp "$top/scripts/guest/init" "$root/init"
 cp "$top/scripts/guest/run.sh" "$root/etc/harness/run.sh"
+grep -v '^#' "$top/tests/kselftest-ktap" > "$root/etc/harness/kselftest-ktap" || true
 cp -a "$objtree/modroot/lib/modules" "$root/lib/"
 [ -d "$ksft" ] && cp -a "$ksft" "$root/tests/kselftest"
 
