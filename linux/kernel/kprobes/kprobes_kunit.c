@@ -38,6 +38,16 @@ static noinline int kpk_body(int x)
 
 /* Set at suite init, so the compiler cannot specialise the targets. */
 static int (*call_target)(int);
+
+/* What kpk_body computes, worked out without calling it. */
+static int kpk_body_expected(int x)
+{
+	int i, sum = 0;
+
+	for (i = 0; i < x; i++)
+		sum += i ^ x;
+	return sum;
+}
 static int (*call_body)(int);
 
 /* What the handlers saw, reset by each case. */
@@ -332,6 +342,45 @@ static void kpk_body_probes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, call_body(7), expected);
 }
 
+/*
+ * A pre_handler that calls the function it probes: the inner hit must be
+ * counted as missed and the inner call must still compute correctly.
+ */
+static struct kprobe recursing;
+static int inner_result;
+
+static int recurse_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	inner_result = call_body(3);
+	return 0;
+}
+
+static void kpk_reentry_on_breakpoint_path(struct kunit *test)
+{
+	unsigned long size, where;
+	int off;
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)kpk_body,
+							    &size, &where));
+	reset_counts();
+	/* The first boundary past the entry: a breakpoint, not ftrace. */
+	for (off = 1; off < size; off++) {
+		recursing = (struct kprobe) { .symbol_name = "kpk_body",
+					      .offset = off,
+					      .pre_handler = recurse_pre };
+		if (!register_kprobe(&recursing))
+			break;
+	}
+	KUNIT_ASSERT_LT(test, off, (int)size);
+	KUNIT_EXPECT_FALSE(test, kprobe_ftrace(&recursing));
+	KUNIT_EXPECT_EQ(test, call_body(5), kpk_body_expected(5));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, recursing.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, inner_result, kpk_body_expected(3));
+	unregister_kprobe(&recursing);
+}
+
 static int ret_seen;
 
 static int note_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -396,6 +445,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_pre_handler_redirects),
 	KUNIT_CASE(kpk_fault_handler_sees_handler_fault),
 	KUNIT_CASE(kpk_body_probes),
+	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
 	KUNIT_CASE(kpk_kretprobe_defaults_and_errors),
 	KUNIT_CASE(kpk_kretprobe_entry_handler_declines),
 	{}
