@@ -38,6 +38,7 @@ static noinline int kpk_body(int x)
 
 /* Set at suite init, so the compiler cannot specialise the targets. */
 static int (*call_target)(int);
+static int (*call_body)(int);
 
 /* What kpk_body computes, worked out without calling it. */
 static int kpk_body_expected(int x)
@@ -48,7 +49,6 @@ static int kpk_body_expected(int x)
 		sum += i ^ x;
 	return sum;
 }
-static int (*call_body)(int);
 
 /* What the handlers saw, reset by each case. */
 static int order[8], norder;
