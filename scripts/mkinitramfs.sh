@@ -17,6 +17,7 @@ rm -rf "$ksft"
 if [ -n "$targets" ]; then
 	make -s -C "$testsrc/tools/testing/selftests" ARCH="$karch" \
 		CROSS_COMPILE="$cross" O="$objtree/kselftest-build" \
+		KDIR="$objtree" \
 		TARGETS="$targets" INSTALL_PATH="$ksft" install >/dev/null
 fi
 

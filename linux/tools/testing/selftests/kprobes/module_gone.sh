@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A probe in a module's code: it is listed with the module's name, fires
+# while the module is loaded, becomes [GONE] when the module is unloaded,
+# and can still be removed afterwards.
+. "$(dirname "$0")/probe_lib.sh"
+need_probe_fs tracefs
+cleanup_events
+MOD=kprobes_target
+KO="$(dirname "$0")/test_modules/$MOD.ko"
+PARAMS=/sys/module/$MOD/parameters
+
+rmmod $MOD 2>/dev/null
+[ -f "$KO" ] || ksft_skip "$KO was not built"
+insmod "$KO" || ksft_fail "cannot load $KO"
+
+echo "p:kprobes/${EVENT_PREFIX}mod $MOD:kprobes_target_work" \
+	>> "$TRACE_DIR/kprobe_events" ||
+	ksft_fail "cannot probe $MOD: $(tail -n 3 "$TRACE_DIR/error_log")"
+set_event mod 1
+list_line kprobes_target_work | grep -q "[[:space:]]$MOD[[:space:]]" ||
+	ksft_fail "the list does not name the module: $(list_line kprobes_target_work)"
+
+echo 6 > $PARAMS/call
+echo 7 > $PARAMS/call
+[ "$(cat $PARAMS/last)" = 50 ] || ksft_fail "probed function returned $(cat $PARAMS/last)"
+[ "$(hits mod)" -eq 2 ] || ksft_fail "expected 2 hits, got $(hits mod)"
+
+rmmod $MOD || ksft_fail "cannot unload $MOD"
+n=$(grep -c '\[GONE\]' "$KPROBES_DIR/list")
+[ "$n" -eq 1 ] || ksft_fail "expected one [GONE] probe, found $n: $(cat "$KPROBES_DIR/list")"
+
+cleanup_events
+grep -q '\[GONE\]' "$KPROBES_DIR/list" &&
+	ksft_fail "the gone probe is still listed after its event was removed"
+ksft_pass "module probe hit twice, went [GONE] on unload, then was removed"

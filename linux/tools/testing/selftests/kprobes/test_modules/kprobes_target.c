@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A module with one function to probe.  Writing N to the module parameter
+ * "call" calls kprobes_target_work(N) once; "last" reads its result.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+static int last;
+module_param(last, int, 0444);
+MODULE_PARM_DESC(last, "result of the last call");
+
+static noinline int kprobes_target_work(int n)
+{
+	return n * n + 1;
+}
+
+static int call_set(const char *val, const struct kernel_param *kp)
+{
+	int n, ret = kstrtoint(val, 0, &n);
+
+	if (!ret)
+		last = kprobes_target_work(n);
+	return ret;
+}
+
+static const struct kernel_param_ops call_ops = {
+	.set = call_set,
+};
+module_param_cb(call, &call_ops, NULL, 0200);
+MODULE_PARM_DESC(call, "write N to run kprobes_target_work(N)");
+
+MODULE_DESCRIPTION("Probe target for the kprobes selftests");
+MODULE_LICENSE("GPL");
