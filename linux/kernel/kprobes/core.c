@@ -438,6 +438,31 @@ static struct kprobe_site *new_site(struct kprobe *probe)
 	return site;
 }
 
+/*
+ * New code now sits where a site's text went away (a module loaded where
+ * an unloaded one was).  The old probes stay [GONE]; the site is prepared
+ * afresh for the new code and @probe.
+ */
+static int revive_site(struct kprobe_site *site, struct kprobe *probe)
+{
+	struct kprobe *kp = &site->kp;
+	int ret;
+
+	memset(&kp->ainsn, 0, sizeof(kp->ainsn));
+	kp->flags = (probe->flags & (KPROBE_FLAG_FTRACE |
+				     KPROBE_FLAG_ON_FUNC_ENTRY)) |
+		    KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE;
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (kprobe_ftrace(kp))
+		ret = arch_prepare_kprobe_ftrace(kp);
+	else
+#endif
+		ret = arch_prepare_kprobe(kp);
+	if (!ret)
+		kp->flags &= ~KPROBE_FLAG_GONE;
+	return ret;
+}
+
 static void free_site(struct kprobe_site *site)
 {
 	if (!kprobe_gone(&site->kp))
@@ -520,8 +545,9 @@ int register_kprobe(struct kprobe *probe)
 	if (kp) {
 		site = to_site(kp);
 		if (kprobe_gone(kp)) {
-			ret = -ENOENT;
-			goto put;
+			ret = revive_site(site, probe);
+			if (ret)
+				goto put;
 		}
 	} else {
 		site = new_site(probe);

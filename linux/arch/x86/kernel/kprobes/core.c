@@ -232,8 +232,21 @@ NOKPROBE_SYMBOL(finish_hit);
 static void replay(struct kprobe *probe, struct pt_regs *regs,
 		   struct kprobe_ctlblk *kcb, bool reentered)
 {
-	if (probe->ainsn.replay != KPROBE_X86_STEP && emulate(probe, regs)) {
-		finish_hit(probe, regs, kcb, reentered);
+	if (probe->ainsn.replay != KPROBE_X86_STEP) {
+		if (emulate(probe, regs)) {
+			finish_hit(probe, regs, kcb, reentered);
+			return;
+		}
+		/*
+		 * An indirect branch whose target cannot be read: the original
+		 * would fault, so run the copy as plain code and let it fault
+		 * there, with this CPU no longer inside a probe.
+		 */
+		if (reentered)
+			restore_outer(kcb);
+		else
+			reset_current_kprobe();
+		regs->ip = (unsigned long)probe->ainsn.insn;
 		return;
 	}
 	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;

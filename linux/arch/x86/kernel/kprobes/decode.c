@@ -16,6 +16,7 @@
 #include <asm/insn.h>
 #include <asm/ibt.h>
 #include <asm/text-patching.h>
+#include <linux/memory.h>
 
 #include "common.h"
 
@@ -193,10 +194,15 @@ int arch_prepare_kprobe(struct kprobe *probe)
 {
 	struct arch_specific_insn *ai = &probe->ainsn;
 	unsigned long addr = (unsigned long)probe->addr;
+	bool patched_by_alternatives;
 	struct insn insn;
 	int ret;
 
-	if (alternatives_text_reserved(probe->addr, probe->addr))
+	/* Alternatives may rewrite this text at any time: keep out. */
+	scoped_guard(mutex, &text_mutex)
+		patched_by_alternatives = alternatives_text_reserved(probe->addr,
+								     probe->addr);
+	if (patched_by_alternatives)
 		return -EINVAL;
 	ret = check_boundary(addr);
 	if (ret)
@@ -210,8 +216,13 @@ int arch_prepare_kprobe(struct kprobe *probe)
 		return -EINVAL;
 	ai->len = insn.length;
 	probe->opcode = ai->bytes[0];
-	if (classify_emulated(&insn, ai))
+	if (classify_emulated(&insn, ai)) {
+		/* Indirect branches keep a copy to fall back on (see replay()). */
+		if (ai->replay == KPROBE_X86_JMP_IND ||
+		    ai->replay == KPROBE_X86_CALL_IND)
+			return prepare_slot(addr, &insn, ai);
 		return 0;
+	}
 
 	ai->replay = KPROBE_X86_STEP;
 	ai->sets_if = insn.opcode.bytes[0] == 0x9d;		/* popf */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # A probe in a module's code: it is listed with the module's name, fires
 # while the module is loaded, becomes [GONE] when the module is unloaded,
-# and can still be removed afterwards.
+# comes back with the module, and can be removed at any point.
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs tracefs
 cleanup_events
@@ -30,7 +30,23 @@ rmmod $MOD || ksft_fail "cannot unload $MOD"
 n=$(grep -c '\[GONE\]' "$KPROBES_DIR/list")
 [ "$n" -eq 1 ] || ksft_fail "expected one [GONE] probe, found $n: $(cat "$KPROBES_DIR/list")"
 
+# Load the module again (likely at the same address).  tracefs re-arms
+# the event whose module came back, and a new probe there works too.
+insmod "$KO" || ksft_fail "cannot load $KO again"
+echo "p:kprobes/${EVENT_PREFIX}again $MOD:kprobes_target_work" \
+	>> "$TRACE_DIR/kprobe_events" ||
+	ksft_fail "cannot probe the reloaded module: $(tail -n 3 "$TRACE_DIR/error_log")"
+set_event again 1
+before=$(hits mod)
+echo 3 > $PARAMS/call
+[ "$(hits again)" -eq 1 ] || ksft_fail "reloaded module: $(hits again) hits, expected 1"
+[ "$(hits mod)" -eq $((before + 1)) ] ||
+	ksft_fail "the event of the first load did not come back with the module"
+grep -q '\[GONE\]' "$KPROBES_DIR/list" &&
+	ksft_fail "a probe is still [GONE] after its module came back: $(cat "$KPROBES_DIR/list")"
+
 cleanup_events
+rmmod $MOD
 grep -q '\[GONE\]' "$KPROBES_DIR/list" &&
 	ksft_fail "the gone probe is still listed after its event was removed"
-ksft_pass "module probe hit twice, went [GONE] on unload, then was removed"
+ksft_pass "module probe hit, went [GONE] on unload, came back with the module, all removed"
