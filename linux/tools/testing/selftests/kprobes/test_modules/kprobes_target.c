@@ -5,15 +5,18 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/error-injection.h>
 
 static int last;
 module_param(last, int, 0444);
 MODULE_PARM_DESC(last, "result of the last call");
 
+/* fail_function may make this return an errno (fail_function.sh). */
 static noinline int kprobes_target_work(int n)
 {
 	return n * n + 1;
 }
+ALLOW_ERROR_INJECTION(kprobes_target_work, ERRNO);
 
 static int call_set(const char *val, const struct kernel_param *kp)
 {
