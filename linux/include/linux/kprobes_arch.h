@@ -33,9 +33,11 @@
  * arch_prepare_kprobe() - check that @p->addr can be probed and copy it
  * @p: probe with @addr set; fill @opcode and @ainsn
  *
- * Called once per probed address, under the core's mutex.  Returns 0,
- * -EILSEQ when @addr is not on an instruction boundary, -EINVAL for an
- * instruction that must never be probed, -ENOMEM when no slot is free.
+ * Called once per probed address, under the core's mutex.
+ *
+ * Return: 0, -EILSEQ when @addr is not on an instruction boundary, -EINVAL
+ * for an instruction that must never be probed, -ENOMEM when no slot is
+ * free.
  */
 int arch_prepare_kprobe(struct kprobe *p);
 

@@ -51,6 +51,8 @@ static bool in_listed_range(unsigned long addr)
  *
  * Also refuses compiler-made clones (foo.isra.0, foo.constprop.1, ...) of a
  * refused function foo: the clone runs the same code in the same context.
+ *
+ * Return: true when probes are refused at @addr.
  */
 bool within_kprobe_blacklist(unsigned long addr)
 {
@@ -86,7 +88,7 @@ static int add_blacklist_range(unsigned long start, unsigned long end)
  * kprobe_add_ksym_blacklist() - refuse probes in the function at @entry
  * @entry: any address inside a function
  *
- * Returns the function's size, or a negative errno.
+ * Return: the function's size, or a negative errno.
  */
 int kprobe_add_ksym_blacklist(unsigned long entry)
 {
@@ -105,7 +107,9 @@ int kprobe_add_ksym_blacklist(unsigned long entry)
  * @end: first address past the area
  *
  * Adds one entry per function in the area, so the blacklist file names
- * them.  Returns 0 or a negative errno.
+ * them.
+ *
+ * Return: 0 or a negative errno.
  */
 int kprobe_add_area_blacklist(unsigned long start, unsigned long end)
 {

@@ -62,7 +62,7 @@ void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg)
  * get_kprobe() - the probe site at an address
  * @addr: a kernel text address
  *
- * Returns the kprobe that stands for every probe registered at @addr, or
+ * Return: the kprobe that stands for every probe registered at @addr, or
  * NULL.  Safe from any context that holds off a grace period (trap
  * handlers, RCU readers) as well as under the core's mutex.
  */
@@ -247,7 +247,7 @@ static kprobe_opcode_t *resolve_probe_addr(kprobe_opcode_t *addr,
  * @sym: symbol name, or NULL
  * @offset: offset from @addr or @sym
  *
- * Returns 0 at a function entry, -EINVAL elsewhere, -ENOENT when the
+ * Return: 0 at a function entry, -EINVAL elsewhere, -ENOENT when the
  * symbol cannot be found.  Registers nothing.
  */
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
@@ -495,7 +495,7 @@ static struct kprobe_site *site_of(struct kprobe *probe)
  * register_kprobe() - plant a probe
  * @probe: the probe; set @addr or @symbol_name (+ @offset) and the handlers
  *
- * Returns 0 once the probe is live (or registered disabled, when
+ * Return: 0 once the probe is live (or registered disabled, when
  * KPROBE_FLAG_DISABLED is set); @probe->addr then holds the probed address.
  * Errors: -EINVAL for a bad request (both or neither of @addr and
  * @symbol_name, an address outside kernel text or in the blacklist, @probe
@@ -607,8 +607,10 @@ static struct kprobe_site *detach_probe(struct kprobe *probe)
  * @num: how many
  * @dead: room for @num sites; filled with the sites left empty
  *
- * After this no new hit runs the handlers of @kps.  Returns how many
- * entries of @dead were filled; hand them to kprobe_free_batch().
+ * After this no new hit runs the handlers of @kps.  Hand the filled
+ * entries of @dead to kprobe_free_batch().
+ *
+ * Return: how many entries of @dead were filled.
  */
 int kprobe_detach_batch(struct kprobe **kps, int num,
 			struct kprobe_site **dead)
@@ -665,6 +667,8 @@ static void unregister_batch(struct kprobe **kps, int num)
 /**
  * kprobe_registered() - is @probe registered (possibly disabled or gone)?
  * @probe: a probe
+ *
+ * Return: true when it is.
  */
 bool kprobe_registered(struct kprobe *probe)
 {
@@ -694,7 +698,7 @@ EXPORT_SYMBOL_GPL(unregister_kprobe);
  * @kps: the probes
  * @num: how many
  *
- * Returns 0, or the first error; then the probes registered so far have
+ * Return: 0, or the first error; then the probes registered so far have
  * been removed again.
  */
 int register_kprobes(struct kprobe **kps, int num)
@@ -757,7 +761,7 @@ out:
  * disable_kprobe() - stop a registered probe's handlers, keep it registered
  * @kp: the probe
  *
- * Returns 0, or -EINVAL when @kp is not registered.
+ * Return: 0, or -EINVAL when @kp is not registered.
  */
 int disable_kprobe(struct kprobe *kp)
 {
@@ -769,7 +773,7 @@ EXPORT_SYMBOL_GPL(disable_kprobe);
  * enable_kprobe() - re-enable a disabled probe
  * @kp: the probe
  *
- * Returns 0, or -EINVAL when @kp is not registered or its text is gone.
+ * Return: 0, or -EINVAL when @kp is not registered or its text is gone.
  */
 int enable_kprobe(struct kprobe *kp)
 {

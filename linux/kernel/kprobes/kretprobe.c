@@ -70,7 +70,7 @@ bool __weak arch_kretprobe_blacklisted(unsigned long addr)
  * @krp: the kretprobe; set @kp.addr or @kp.symbol_name to a function entry
  *
  * @maxactive <= 0 picks max(10, 2 * possible CPUs) and is written back.
- * Returns 0, -EINVAL when not at a function entry, already registered or
+ * Return: 0, -EINVAL when not at a function entry, already registered or
  * refused by the arch, -ENOENT for an unknown symbol, -E2BIG when
  * @data_size exceeds KRETPROBE_MAX_DATA_SIZE, -ENOMEM, or any error of
  * register_kprobe().  On error nothing is left registered.
@@ -162,6 +162,9 @@ EXPORT_SYMBOL_GPL(unregister_kretprobe);
  * register_kretprobes() - register several kretprobes, all or none
  * @krps: the kretprobes
  * @num: how many
+ *
+ * Return: 0, or the first error; the kretprobes registered before it have
+ * been removed again.
  */
 int register_kretprobes(struct kretprobe **krps, int num)
 {

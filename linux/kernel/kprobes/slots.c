@@ -50,7 +50,7 @@ static void announce_page(void *base, bool gone)
 /**
  * kprobe_alloc_insn_slot() - take a free instruction slot
  *
- * Returns the slot, or NULL when no executable memory is left.
+ * Return: the slot, or NULL when no executable memory is left.
  */
 kprobe_opcode_t *kprobe_alloc_insn_slot(void)
 {
@@ -123,6 +123,8 @@ void kprobe_free_insn_slot(kprobe_opcode_t *slot)
  * @addr: any address
  *
  * Safe in any context where RCU is watching; used by kernel_text_address().
+ *
+ * Return: true when it is.
  */
 bool is_kprobe_insn_slot(unsigned long addr)
 {
@@ -149,7 +151,7 @@ NOKPROBE_SYMBOL(is_kprobe_insn_slot);
  * @type: its kallsyms type letter
  * @sym: its name (KSYM_NAME_LEN bytes)
  *
- * Returns 0, or -ERANGE past the last one.
+ * Return: 0, or -ERANGE past the last one.
  */
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym)

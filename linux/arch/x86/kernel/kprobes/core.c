@@ -294,8 +294,10 @@ NOKPROBE_SYMBOL(reenter);
  * kprobe_int3_handler() - an int3 in kernel mode: is it ours?
  * @regs: registers, with ip just past the int3
  *
- * Called by do_int3() with interrupts off.  Returns 1 when the trap was a
- * probe hit or the end of an out-of-line step, 0 otherwise.
+ * Called by do_int3() with interrupts off.
+ *
+ * Return: 1 when the trap was a probe hit or the end of an out-of-line
+ * step, 0 otherwise.
  */
 int kprobe_int3_handler(struct pt_regs *regs)
 {
@@ -348,7 +350,7 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  * A fault in the out-of-line copy is made to look as if it happened at the
  * probed address, so exception fixups and oops reports see the real
  * instruction.  Either way the probe's fault_handler may claim the fault.
- * Returns non-zero when it did.
+ * Return: non-zero when it did.
  */
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
