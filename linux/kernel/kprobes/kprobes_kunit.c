@@ -310,15 +310,22 @@ static void kpk_fault_handler_sees_handler_fault(struct kunit *test)
 	vfree(area);
 }
 
+static unsigned long kpk_body_size(struct kunit *test)
+{
+	unsigned long size = 0, offset;
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)kpk_body,
+							    &size, &offset));
+	return size;
+}
+
 /* Put a probe on every instruction boundary of kpk_body. */
 static void kpk_body_probes(struct kunit *test)
 {
-	unsigned long size, where;
+	unsigned long size = kpk_body_size(test);
 	struct kprobe *kps;
 	int off, n = 0, expected = kpk_body(7);
 
-	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)kpk_body,
-							    &size, &where));
 	kps = kunit_kcalloc(test, size, sizeof(*kps), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, kps);
 	reset_counts();
@@ -358,11 +365,9 @@ static int recurse_pre(struct kprobe *kp, struct pt_regs *regs)
 
 static void kpk_reentry_on_breakpoint_path(struct kunit *test)
 {
-	unsigned long size, where;
+	unsigned long size = kpk_body_size(test);
 	int off;
 
-	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)kpk_body,
-							    &size, &where));
 	reset_counts();
 	/* The first boundary past the entry: a breakpoint, not ftrace. */
 	for (off = 1; off < size; off++) {
