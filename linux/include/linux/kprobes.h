@@ -29,9 +29,8 @@
 /* Largest per-instance private area a kretprobe may ask for. */
 #define KRETPROBE_MAX_DATA_SIZE	4096
 
-/* Names under which instruction-slot pages appear in /proc/kallsyms. */
+/* The name instruction-slot pages carry in /proc/kallsyms. */
 #define KPROBE_INSN_PAGE_SYM		"kprobe_insn_page"
-#define KPROBE_OPTINSN_PAGE_SYM		"kprobe_optinsn_page"
 
 #ifdef CONFIG_KPROBES
 /* Where a CPU is in handling a probe hit: kprobe_ctlblk.kprobe_status. */

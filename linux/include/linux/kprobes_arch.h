@@ -98,9 +98,6 @@ bool kprobe_run_pre_handlers(struct kprobe *p, struct pt_regs *regs);
 /* Run the post_handlers of every enabled probe at @p. */
 void kprobe_run_post_handlers(struct kprobe *p, struct pt_regs *regs);
 
-/* True when some probe at @p has a post_handler (so stepping is needed). */
-bool kprobe_has_post_handler(struct kprobe *p);
-
 /*
  * A fault hit while @p's handlers (or its out-of-line instruction) ran:
  * give the fault_handler of the probe that was running a chance to fix

@@ -115,17 +115,6 @@ void kprobe_run_post_handlers(struct kprobe *kp, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kprobe_run_post_handlers);
 
-bool kprobe_has_post_handler(struct kprobe *kp)
-{
-	struct kprobe *probe;
-
-	list_for_each_entry_rcu(probe, &to_site(kp)->probes, list)
-		if (!kprobe_disabled(probe) && probe->post_handler)
-			return true;
-	return false;
-}
-NOKPROBE_SYMBOL(kprobe_has_post_handler);
-
 int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 			     int trapnr)
 {
@@ -328,11 +317,14 @@ out:
 
 /* --- arming --- */
 
-static void site_arm(struct kprobe_site *site)
+static int site_arm(struct kprobe_site *site)
 {
 	if (kprobe_ftrace(&site->kp)) {
-		if (WARN_ON_ONCE(kprobe_ftrace_arm(&site->kp)))
-			return;
+		/* ftrace may refuse, e.g. when another ops modifies ip there. */
+		int ret = kprobe_ftrace_arm(&site->kp);
+
+		if (ret)
+			return ret;
 	} else {
 		cpus_read_lock();
 		mutex_lock(&text_mutex);
@@ -341,6 +333,7 @@ static void site_arm(struct kprobe_site *site)
 		cpus_read_unlock();
 	}
 	site->armed = true;
+	return 0;
 }
 
 static void site_disarm(struct kprobe_site *site)
@@ -360,23 +353,26 @@ static void site_disarm(struct kprobe_site *site)
 /*
  * Bring the site's breakpoint in line with what its probes and the global
  * switch want.  Gone sites are never touched: their text is gone too.
+ * Returns 0, or the error that kept the site from being armed.
  */
-void kprobe_site_sync_arming(struct kprobe_site *site)
+int kprobe_site_sync_arming(struct kprobe_site *site)
 {
 	bool want;
 
 	lockdep_assert_held(&probes_mutex);
 	if (kprobe_gone(&site->kp))
-		return;
+		return 0;
 	want = kprobes_armed_globally && site->nr_enabled;
-	if (want && !site->armed)
-		site_arm(site);
-	else if (!want && site->armed)
-		site_disarm(site);
+	/* Hits see the site enabled before it is armed, disabled after. */
 	if (site->nr_enabled)
 		site->kp.flags &= ~KPROBE_FLAG_DISABLED;
-	else
+	if (want && !site->armed)
+		return site_arm(site);
+	if (!want && site->armed)
+		site_disarm(site);
+	if (!site->nr_enabled)
 		site->kp.flags |= KPROBE_FLAG_DISABLED;
+	return 0;
 }
 
 /*
@@ -491,6 +487,26 @@ static struct kprobe_site *site_of(struct kprobe *probe)
 	return NULL;
 }
 
+/*
+ * Arming failed right after @probe joined @site: take it off again so the
+ * caller is left with nothing registered.
+ */
+static void undo_add(struct kprobe_site *site, struct kprobe *probe)
+{
+	list_del_rcu(&probe->list);
+	if (!kprobe_disabled(probe))
+		site->nr_enabled--;
+	if (list_empty(&site->probes)) {
+		hlist_del_rcu(&site->kp.hlist);
+		/* A trap on another CPU may be looking the site up. */
+		synchronize_rcu();
+		free_site(site);
+	} else if (!site->nr_enabled) {
+		site->kp.flags |= KPROBE_FLAG_DISABLED;
+	}
+	INIT_LIST_HEAD(&probe->list);
+}
+
 /**
  * register_kprobe() - plant a probe
  * @probe: the probe; set @addr or @symbol_name (+ @offset) and the handlers
@@ -501,11 +517,14 @@ static struct kprobe_site *site_of(struct kprobe *probe)
  * @symbol_name, an address outside kernel text or in the blacklist, @probe
  * already registered, an instruction that cannot be probed); -EILSEQ when
  * the address is not on an instruction boundary; -ENOENT for an unknown
- * symbol or a module going away; -ENOMEM.  On error nothing is left
- * registered.
+ * symbol or a module going away; -ENOMEM; or ftrace's error when the
+ * ftrace call site cannot be hooked.  On error nothing is left registered
+ * and @probe's @addr and @flags are as the caller set them.
  */
 int register_kprobe(struct kprobe *probe)
 {
+	kprobe_opcode_t *asked_addr = probe->addr;
+	u32 asked_flags = probe->flags;
 	struct kprobe_site *site;
 	struct kprobe *kp;
 	struct module *mod;
@@ -538,7 +557,7 @@ int register_kprobe(struct kprobe *probe)
 
 	ret = check_probe_text(probe, &mod);
 	if (ret)
-		return ret;
+		goto restore;
 
 	mutex_lock(&probes_mutex);
 	kp = get_kprobe(addr);
@@ -561,10 +580,19 @@ int register_kprobe(struct kprobe *probe)
 	list_add_tail_rcu(&probe->list, &site->probes);
 	if (!kprobe_disabled(probe))
 		site->nr_enabled++;
-	kprobe_site_sync_arming(site);
-	ret = 0;
+	ret = kprobe_site_sync_arming(site);
+	if (ret)
+		undo_add(site, probe);
 put:
 	module_put(mod);
+	mutex_unlock(&probes_mutex);
+restore:
+	/* A failed registration leaves the caller's probe as it was. */
+	if (ret) {
+		probe->addr = asked_addr;
+		probe->flags = asked_flags;
+	}
+	return ret;
 unlock:
 	mutex_unlock(&probes_mutex);
 	return ret;
@@ -747,11 +775,17 @@ static int set_probe_enabled(struct kprobe *probe, bool enable)
 	if (enable && kprobe_disabled(probe)) {
 		probe->flags &= ~KPROBE_FLAG_DISABLED;
 		site->nr_enabled++;
+		ret = kprobe_site_sync_arming(site);
+		if (ret) {
+			probe->flags |= KPROBE_FLAG_DISABLED;
+			site->nr_enabled--;
+			kprobe_site_sync_arming(site);
+		}
 	} else if (!enable && !kprobe_disabled(probe)) {
 		probe->flags |= KPROBE_FLAG_DISABLED;
 		site->nr_enabled--;
+		kprobe_site_sync_arming(site);
 	}
-	kprobe_site_sync_arming(site);
 out:
 	mutex_unlock(&probes_mutex);
 	return ret;
@@ -773,7 +807,8 @@ EXPORT_SYMBOL_GPL(disable_kprobe);
  * enable_kprobe() - re-enable a disabled probe
  * @kp: the probe
  *
- * Return: 0, or -EINVAL when @kp is not registered or its text is gone.
+ * Return: 0, -EINVAL when @kp is not registered or its text is gone, or
+ * the error that kept it from being armed (then it stays disabled).
  */
 int enable_kprobe(struct kprobe *kp)
 {
@@ -791,9 +826,7 @@ static int __init init_kprobes(void)
 	if (ret)
 		pr_err("no blacklist (error %d): probes are not restricted\n",
 		       ret);
-	ret = kprobe_slots_init();
-	if (!ret)
-		ret = arch_init_kprobes();
+	ret = arch_init_kprobes();
 	kprobes_ready = !ret;
 	return ret;
 }

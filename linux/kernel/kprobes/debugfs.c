@@ -96,19 +96,39 @@ static const struct seq_operations blacklist_sops = {
 DEFINE_SEQ_ATTRIBUTE(blacklist);
 
 /* Arm or disarm every site; per-probe disabled state is left alone. */
-static void sync_site(struct kprobe_site *site, void *unused)
+struct arming_tally {
+	unsigned int sites, failed;
+	int err;
+};
+
+static void sync_site(struct kprobe_site *site, void *arg)
 {
-	kprobe_site_sync_arming(site);
+	struct arming_tally *tally = arg;
+	int err = kprobe_site_sync_arming(site);
+
+	tally->sites++;
+	if (err) {
+		tally->failed++;
+		tally->err = err;
+	}
 }
 
-static void set_global_arming(bool on)
+/* Returns 0, or the last error of a site that could not be armed. */
+static int set_global_arming(bool on)
 {
+	struct arming_tally tally = {};
+
 	guard(mutex)(&probes_mutex);
 	if (kprobes_armed_globally == on)
-		return;
+		return 0;
 	kprobes_armed_globally = on;
-	kprobe_visit_sites(sync_site, NULL);
-	pr_info("Kprobes globally %s\n", on ? "enabled" : "disabled");
+	kprobe_visit_sites(sync_site, &tally);
+	if (tally.failed)
+		pr_warn("Kprobes globally enabled, but %u of %u probe sites could not be armed\n",
+			tally.failed, tally.sites);
+	else
+		pr_info("Kprobes globally %s\n", on ? "enabled" : "disabled");
+	return tally.err;
 }
 
 static ssize_t enabled_read(struct file *file, char __user *ubuf,
@@ -128,8 +148,8 @@ static ssize_t enabled_write(struct file *file, const char __user *ubuf,
 	ret = kstrtobool_from_user(ubuf, count, &on);
 	if (ret)
 		return ret;
-	set_global_arming(on);
-	return count;
+	ret = set_global_arming(on);
+	return ret ?: count;
 }
 
 static const struct file_operations enabled_fops = {

@@ -54,7 +54,7 @@ int kprobe_detach_batch(struct kprobe **kps, int num,
 void kprobe_free_batch(struct kprobe **kps, int num,
 		       struct kprobe_site **dead, int n);
 bool kprobe_registered(struct kprobe *probe);
-void kprobe_site_sync_arming(struct kprobe_site *site);
+int kprobe_site_sync_arming(struct kprobe_site *site);
 void kprobe_site_mark_gone(struct kprobe_site *site);
 
 /* blacklist.c */
@@ -81,8 +81,5 @@ static inline int kprobe_ftrace_disarm(struct kprobe *probe)
 	return -ENODEV;
 }
 #endif
-
-/* slots.c */
-int __init kprobe_slots_init(void);
 
 #endif /* _KERNEL_KPROBES_INTERNAL_H */

@@ -12,6 +12,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/kallsyms.h>
+#include <linux/ftrace.h>
 #ifdef CONFIG_X86
 #include <asm/trapnr.h>
 #endif
@@ -386,6 +387,54 @@ static void kpk_reentry_on_breakpoint_path(struct kunit *test)
 	unregister_kprobe(&recursing);
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+static void kpk_other_ipmodify(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops kpk_ipmodify_ops = {
+	.func = kpk_other_ipmodify,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+/*
+ * Another ftrace user that may change ip already owns kpk_target's call
+ * site: arming must fail with ftrace's error and leave nothing behind.
+ */
+static void kpk_arming_failure_leaves_nothing(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpk_target",
+			     .pre_handler = count_pre };
+	unsigned long ip = (unsigned long)kpk_target;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&kpk_ipmodify_ops), 0);
+	ret = register_kprobe(&kp);
+	KUNIT_EXPECT_LT(test, ret, 0);
+	if (!ret)
+		unregister_kprobe(&kp);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)ip), NULL);
+	/* The caller's probe is as it was, ready to be registered again. */
+	KUNIT_EXPECT_PTR_EQ(test, kp.addr, NULL);
+	unregister_ftrace_function(&kpk_ipmodify_ops);
+	ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 1, 0);
+
+	/* With the site free again the same probe registers and hits. */
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	call_target(1);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(&kp);
+}
+#else
+static void kpk_arming_failure_leaves_nothing(struct kunit *test)
+{
+	kunit_skip(test, "needs probes on ftrace sites");
+}
+#endif
+
 static int ret_seen;
 
 static int note_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -451,6 +500,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_fault_handler_sees_handler_fault),
 	KUNIT_CASE(kpk_body_probes),
 	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
+	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
 	KUNIT_CASE(kpk_kretprobe_defaults_and_errors),
 	KUNIT_CASE(kpk_kretprobe_entry_handler_declines),
 	{}

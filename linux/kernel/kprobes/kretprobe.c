@@ -77,6 +77,7 @@ bool __weak arch_kretprobe_blacklisted(unsigned long addr)
  */
 int register_kretprobe(struct kretprobe *krp)
 {
+	kprobe_opcode_t *asked_addr = krp->kp.addr;
 	struct rethook *rh;
 	int ret;
 
@@ -110,6 +111,7 @@ int register_kretprobe(struct kretprobe *krp)
 	if (ret) {
 		rethook_free(rh);
 		krp->rh = NULL;
+		krp->kp.addr = asked_addr;
 	}
 	return ret;
 }

@@ -172,8 +172,3 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 	rcu_read_unlock();
 	return ret;
 }
-
-int __init kprobe_slots_init(void)
-{
-	return 0;
-}

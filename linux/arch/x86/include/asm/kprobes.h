@@ -20,8 +20,6 @@ typedef u8 kprobe_opcode_t;
 /* Longest instruction plus the int3 that ends a single-step slot. */
 #define KPROBE_INSN_SLOT_SIZE	(MAX_INSN_SIZE + INT3_INSN_SIZE)
 
-#define flush_insn_slot(p)	do { } while (0)
-
 /*
  * How a hit replays the probed instruction.  Everything that depends on
  * where it runs (branches, calls, returns) is emulated from its decoded
