@@ -10,7 +10,7 @@ out=${OUT:-$top/out}
 export DEBIAN_FRONTEND=noninteractive
 
 host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync patch
-	kmod ccache qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
+	kmod ccache qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	busybox-static python3 xz-utils gzip git perl"
 
 sudo_if_needed() {

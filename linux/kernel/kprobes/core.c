@@ -376,9 +376,11 @@ int kprobe_site_sync_arming(struct kprobe_site *site)
 }
 
 /*
- * The text under @site is going away: forget the breakpoint without
- * writing to it and mark every probe there [GONE].  They stay registered
- * until their owners unregister them.
+ * The text under @site is about to be freed: mark every probe there [GONE].
+ * They stay registered until their owners unregister them.  The text is
+ * still mapped when we are told (module notifier, kprobe_free_init_mem()),
+ * so the breakpoint is taken out properly: init code that still runs
+ * before the memory is released must not trap on a site nobody looks up.
  */
 void kprobe_site_mark_gone(struct kprobe_site *site)
 {
@@ -387,10 +389,8 @@ void kprobe_site_mark_gone(struct kprobe_site *site)
 	lockdep_assert_held(&probes_mutex);
 	if (kprobe_gone(&site->kp))
 		return;
-	/* An ftrace hook must be removed: ftrace drops the record itself. */
-	if (site->armed && kprobe_ftrace(&site->kp))
-		kprobe_ftrace_disarm(&site->kp);
-	site->armed = false;
+	if (site->armed)
+		site_disarm(site);
 	site->kp.flags |= KPROBE_FLAG_GONE;
 	list_for_each_entry(probe, &site->probes, list)
 		probe->flags |= KPROBE_FLAG_GONE;

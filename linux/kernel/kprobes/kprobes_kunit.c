@@ -435,6 +435,61 @@ static void kpk_arming_failure_leaves_nothing(struct kunit *test)
 }
 #endif
 
+/* Only run during boot: its text is freed with the rest of init memory. */
+static noinline int __init kpk_init_target(int x)
+{
+	return x + 100;
+}
+
+/*
+ * A probe in the kernel's init text becomes [GONE] when init memory is
+ * about to be freed, and its breakpoint is removed while the text is still
+ * there.  kprobe_free_init_mem() is called early for that; calling it again
+ * at the end of boot finds nothing left to do.  __ref: the case only runs
+ * while init text exists, which it checks first.
+ */
+static void __ref kpk_init_text_goes_away(struct kunit *test)
+{
+	int (*volatile fn)(int) = kpk_init_target;
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)kpk_init_target,
+			     .pre_handler = count_pre };
+	struct kprobe kp2 = kp;
+
+	if (system_state >= SYSTEM_FREEING_INITMEM)
+		kunit_skip(test, "init text is already freed");
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, fn(1), 101);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+
+	kprobe_free_init_mem();
+	KUNIT_EXPECT_TRUE(test, kprobe_gone(&kp));
+	KUNIT_EXPECT_EQ(test, fn(2), 102);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	/* A gone probe cannot be enabled again, only unregistered. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fn(3), 103);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+
+	/*
+	 * New text at a gone site (here the old text, still there): a new
+	 * probe gets a freshly prepared site, the old one stays gone.
+	 */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp2), 0);
+	KUNIT_EXPECT_EQ(test, fn(4), 104);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	KUNIT_EXPECT_TRUE(test, kprobe_gone(&kp));
+	KUNIT_EXPECT_FALSE(test, kprobe_gone(&kp2));
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, fn(5), 105);
+	KUNIT_EXPECT_EQ(test, hits, 3);
+	unregister_kprobe(&kp2);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)kpk_init_target), NULL);
+	KUNIT_EXPECT_EQ(test, fn(6), 106);
+	KUNIT_EXPECT_EQ(test, hits, 3);
+}
+
 static int ret_seen;
 
 static int note_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -501,6 +556,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_body_probes),
 	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
 	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
+	KUNIT_CASE(kpk_init_text_goes_away),
 	KUNIT_CASE(kpk_kretprobe_defaults_and_errors),
 	KUNIT_CASE(kpk_kretprobe_entry_handler_declines),
 	{}
