@@ -2,6 +2,7 @@
 #
 #   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug]
 #   make run | make shell [ARCH=...] [VARIANT=...]
+#   make bench [ARCH=...]   probe costs, ours against upstream (README)
 #   make series | make build | make setup | make clean
 
 VARIANT ?= ours
@@ -12,10 +13,10 @@ ONE_ARCH := $(if $(ARCH),$(ARCH),x86_64)
 S := scripts
 ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)
 
-.PHONY: help setup build check check-all run shell series clean distclean
+.PHONY: help setup build check check-all bench run shell series clean distclean
 
 help:
-	@sed -n '3,6p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,7p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(S)/setup.sh
@@ -30,6 +31,10 @@ check-all: setup
 	@rc=0; for v in ours upstream; do \
 		VARIANT=$$v FLAVOR=$(FLAVOR) ARCHES="$(ARCHES)" $(S)/check.sh || rc=1; \
 	done; exit $$rc
+
+bench:
+	@$(S)/setup.sh --bench
+	@ARCHES="$(if $(ARCH),$(ARCH),x86_64)" $(S)/bench.sh
 
 run shell: setup
 	@$(ENV) ARCH=$(ONE_ARCH) $(S)/build.sh

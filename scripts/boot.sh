@@ -1,7 +1,7 @@
 #!/bin/bash
 # Boot the $VARIANT/$ARCH/$FLAVOR kernel in QEMU (TCG) with its initramfs.
-# usage: boot.sh check|run|shell [extra kernel args...]
-# check: console to out/logs/<tag>.log, hard timeout BOOT_TIMEOUT seconds.
+# usage: boot.sh check|bench|run|shell [extra kernel args...]
+# check, bench: console to out/logs/<tag>.log, hard timeout BOOT_TIMEOUT seconds.
 # run:   the same, echoed to the terminal.
 # shell: interactive; Ctrl-A X leaves QEMU.
 set -uo pipefail
@@ -27,7 +27,7 @@ case "$job" in
 shell)
 	exec "${qemu[@]}" -nographic
 	;;
-check)
+check | bench)
 	log "booting ($job), console log in ${logf#$top/}"
 	timeout -k 10 "$timeout_s" "${qemu[@]}" -display none -monitor none \
 		-serial stdio </dev/null >"$logf" 2>&1

@@ -28,6 +28,11 @@ cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cp "$top/scripts/guest/init" "$root/init"
 cp "$top/scripts/guest/run.sh" "$root/etc/harness/run.sh"
+cp "$top/scripts/guest/bench.sh" "$root/etc/harness/bench.sh"
+if [ -f "$objtree/bench/kprobes_bench.ko" ]; then
+	mkdir -p "$root/bench"
+	cp "$objtree/bench/kprobes_bench.ko" "$root/bench/"
+fi
 grep -v '^#' "$top/tests/kselftest-ktap" > "$root/etc/harness/kselftest-ktap" || true
 cp -a "$objtree/modroot/lib/modules" "$root/lib/"
 [ -d "$ksft" ] && cp -a "$ksft" "$root/tests/kselftest"

@@ -3,7 +3,8 @@
 # Probes inside a function body (the breakpoint path, not the ftrace site):
 # every byte offset of the function's first bytes is tried; offsets that
 # are instruction boundaries register, the others are refused, and with a
-# probe on every boundary the function still does its job.
+# probe on every boundary the function still does its job and the pages of
+# out-of-line copies are in /proc/kallsyms.
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs tracefs
 cleanup_events
@@ -34,6 +35,11 @@ n=$(hits "o$first")
 [ "$n" -ge 5 ] || ksft_fail "probe at +$first: $n hits, expected at least 5"
 list_line "$TARGET_FUNC" | grep "+0x$(printf %x "$first") " | grep -q FTRACE &&
 	ksft_fail "a probe inside the body claims to be on the ftrace site"
+
+# With a probe on every boundary, some instruction runs out of line, and
+# perf must be able to name the page its copy lives in.
+grep -q "[[:space:]]kprobe_insn_page[[:space:]]*\[__builtin__kprobes\]" /proc/kallsyms ||
+	ksft_fail "no kprobe_insn_page [__builtin__kprobes] in /proc/kallsyms"
 
 # On x86 the bytes after the entry belong to the ftrace call site or to
 # multi-byte instructions: refusals there are boundary errors.

@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What probes cost, measured through the public kprobes API only, so the
+ * same source builds against any kernel (ours and upstream 6.12 alike).
+ *
+ * Driven from userspace through /sys/kernel/debug/kprobes_bench/:
+ *   targets  write function names (whitespace separated) the registration
+ *            benchmark may probe; they accumulate
+ *   run      write a command:
+ *              hits       per-hit cost of each probe kind
+ *              body       the probe in the function body alone, reported
+ *                         as kprobe_body_opt_off (for a run with
+ *                         debug.kprobes-optimization set to 0)
+ *              reg N      register and unregister N probes on the targets,
+ *                         one by one and as one batch, then the hit cost
+ *                         while N probes are registered
+ *              mem N      bytes per kprobe (N of them) and per kretprobe
+ *                         instance (8192 of them)
+ * Results are printed as "kprobes_bench: RESULT <metric> <value> <unit>".
+ * A metric whose probes did not fire as often as expected is not printed;
+ * the write fails with -EIO instead.
+ *
+ * Hit costs are the added nanoseconds per call of a probed noinline
+ * function, the unprobed call subtracted.  Under QEMU's -icount shift=0 a
+ * guest nanosecond is one instruction.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/kprobes.h>
+#include <linux/debugfs.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/completion.h>
+#include <linux/mm.h>
+#include <linux/uaccess.h>
+
+#define ROUNDS		8	/* timed rounds; the fastest one counts */
+#define CALLS		20000	/* calls per timed round */
+
+static int bench_sink;
+
+/* The probed function: short, with a plain body a jump can replace. */
+static noinline int bench_target(int x)
+{
+	int y = READ_ONCE(bench_sink);
+
+	y += x * 3;
+	y ^= x >> 2;
+	WRITE_ONCE(bench_sink, y);
+	return y + 1;
+}
+
+static int (*volatile bench_call)(int) = bench_target;
+
+/* --- timing --- */
+
+static u64 time_calls(unsigned long n)
+{
+	unsigned long flags, i;
+	u64 start, end;
+
+	local_irq_save(flags);
+	start = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		bench_call(i);
+	end = ktime_get_ns();
+	local_irq_restore(flags);
+	return end - start;
+}
+
+/* Nanoseconds per call, best of ROUNDS, in hundredths. */
+static u64 cost_per_call(void)
+{
+	u64 best = U64_MAX;
+	int r;
+
+	for (r = 0; r < ROUNDS; r++) {
+		best = min(best, time_calls(CALLS));
+		cond_resched();
+	}
+	return div_u64(best * 100, CALLS);
+}
+
+/* Both CPUs call the function at once, round by round. */
+struct side {
+	atomic_t *arrived;
+	struct completion done;
+	u64 cost;
+};
+
+/* Wait until both sides have arrived @generation times. */
+static void meet(atomic_t *arrived, int generation)
+{
+	atomic_inc(arrived);
+	while (atomic_read(arrived) < 2 * generation)
+		cpu_relax();
+}
+
+static void run_side(struct side *s)
+{
+	u64 best = U64_MAX;
+	int r;
+
+	for (r = 1; r <= ROUNDS; r++) {
+		meet(s->arrived, r);
+		best = min(best, time_calls(CALLS));
+	}
+	s->cost = div_u64(best * 100, CALLS);
+}
+
+static int side_thread(void *arg)
+{
+	struct side *s = arg;
+
+	run_side(s);
+	complete(&s->done);
+	return 0;
+}
+
+/* Average cost per call of two CPUs calling together, in hundredths of ns. */
+static u64 cost_per_call_two_cpus(void)
+{
+	atomic_t arrived = ATOMIC_INIT(0);
+	struct side self = { .arrived = &arrived };
+	struct side other = { .arrived = &arrived };
+	struct task_struct *t;
+	int cpu;
+
+	init_completion(&other.done);
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	if (cpu >= nr_cpu_ids) {
+		migrate_enable();
+		return 0;
+	}
+	t = kthread_create(side_thread, &other, "kprobes_bench");
+	if (IS_ERR(t)) {
+		migrate_enable();
+		return 0;
+	}
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	run_side(&self);
+	migrate_enable();
+	wait_for_completion(&other.done);
+	return (self.cost + other.cost) / 2;
+}
+
+/* --- the probes --- */
+
+static atomic_long_t pre_hits, post_hits, ret_hits;
+
+static int count_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	atomic_long_inc(&pre_hits);
+	return 0;
+}
+
+static void count_post(struct kprobe *kp, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	atomic_long_inc(&post_hits);
+}
+
+static int count_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_long_inc(&ret_hits);
+	return 0;
+}
+
+static void reset_hits(void)
+{
+	atomic_long_set(&pre_hits, 0);
+	atomic_long_set(&post_hits, 0);
+	atomic_long_set(&ret_hits, 0);
+}
+
+/* Calls the last measurement made: ROUNDS rounds of CALLS, per CPU. */
+static long calls_made(int cpus)
+{
+	return (long)ROUNDS * CALLS * cpus;
+}
+
+static unsigned long body_offset;
+
+/*
+ * The first instruction boundary past the function's entry site, found by
+ * asking the kprobes core: it refuses offsets inside an instruction.
+ */
+static int find_body_offset(void)
+{
+	struct kprobe kp = {};
+	unsigned long off;
+
+	for (off = 1; off < 64; off++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = (kprobe_opcode_t *)((unsigned long)bench_target + off);
+		kp.pre_handler = count_pre;
+		if (register_kprobe(&kp))
+			continue;
+		if (kprobe_ftrace(&kp)) {
+			unregister_kprobe(&kp);
+			continue;
+		}
+		unregister_kprobe(&kp);
+		body_offset = off;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void report(const char *metric, u64 hundredths, const char *unit)
+{
+	pr_info("RESULT %s %llu.%02llu %s\n", metric, hundredths / 100,
+		hundredths % 100, unit);
+}
+
+/* Report @cost minus @base, or nothing (and -EIO) when hits were lost. */
+static int report_hit_cost(const char *metric, u64 cost, u64 base,
+			   long got, long want)
+{
+	if (got != want) {
+		pr_err("%s: %ld hits, expected %ld: not reported\n", metric,
+		       got, want);
+		return -EIO;
+	}
+	report(metric, cost > base ? cost - base : 0, "ns");
+	return 0;
+}
+
+/* The optimizer works in the background: give it time to get to us. */
+static void wait_optimized(struct kprobe *kp, int nr)
+{
+	int i, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		for (i = 0; i < nr; i++)
+			if (!(kp[i].flags & KPROBE_FLAG_OPTIMIZED))
+				break;
+		if (i == nr)
+			break;
+		msleep(20);
+	}
+}
+
+static int body_probes(const char *metric, int nr, bool post, u64 base)
+{
+	struct kprobe *kp = kcalloc(nr, sizeof(*kp), GFP_KERNEL);
+	int i, ret;
+	u64 cost;
+
+	if (!kp)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		kp[i].addr = (kprobe_opcode_t *)((unsigned long)bench_target +
+						 body_offset);
+		kp[i].pre_handler = count_pre;
+		if (post)
+			kp[i].post_handler = count_post;
+		ret = register_kprobe(&kp[i]);
+		if (ret)
+			goto out;
+	}
+	wait_optimized(kp, nr);
+	pr_info("INFO %s %s\n", metric,
+		kp[0].flags & KPROBE_FLAG_OPTIMIZED ? "optimized" : "not-optimized");
+	reset_hits();
+	cost = cost_per_call();
+	ret = report_hit_cost(metric, cost, base, atomic_long_read(&pre_hits),
+			      calls_made(1) * nr);
+	if (!ret && post && atomic_long_read(&post_hits) != calls_made(1) * nr)
+		ret = -EIO;
+out:
+	while (--i >= 0)
+		unregister_kprobe(&kp[i]);
+	kfree(kp);
+	return ret;
+}
+
+static int cmd_body(void)
+{
+	u64 base = cost_per_call();
+
+	return body_probes("kprobe_body_opt_off", 1, false, base);
+}
+
+static int cmd_hits(void)
+{
+	struct kprobe entry = { .addr = (kprobe_opcode_t *)bench_target,
+				.pre_handler = count_pre };
+	struct kretprobe rp = { .kp.addr = (kprobe_opcode_t *)bench_target,
+				.handler = count_ret };
+	u64 base, base2, cost;
+	int ret, err = 0;
+
+	base = cost_per_call();
+	report("baseline_call", base, "ns");
+
+	/* At the function entry: the ftrace site where the kernel has one. */
+	ret = register_kprobe(&entry);
+	if (ret)
+		return ret;
+	pr_info("INFO kprobe_entry %s\n", kprobe_ftrace(&entry) ? "ftrace" : "breakpoint");
+	reset_hits();
+	cost = cost_per_call();
+	err |= report_hit_cost("kprobe_entry", cost, base,
+			       atomic_long_read(&pre_hits), calls_made(1));
+
+	/* kprobe and kretprobe on one function. */
+	ret = register_kretprobe(&rp);
+	if (ret) {
+		unregister_kprobe(&entry);
+		return ret;
+	}
+	reset_hits();
+	cost = cost_per_call();
+	err |= report_hit_cost("kprobe_plus_kretprobe", cost, base,
+			       min(atomic_long_read(&pre_hits),
+				   atomic_long_read(&ret_hits)), calls_made(1));
+	unregister_kprobe(&entry);
+
+	reset_hits();
+	cost = cost_per_call();
+	err |= report_hit_cost("kretprobe", cost, base,
+			       atomic_long_read(&ret_hits), calls_made(1));
+	unregister_kretprobe(&rp);
+
+	err |= body_probes("kprobe_body", 1, false, base);
+	err |= body_probes("kprobe_body_post_handler", 1, true, base);
+	err |= body_probes("kprobes_2_at_one_address", 2, false, base);
+	err |= body_probes("kprobes_8_at_one_address", 8, false, base);
+
+	/* Two CPUs hitting the same probe. */
+	base2 = cost_per_call_two_cpus();
+	if (!base2) {
+		pr_info("INFO two_cpus skipped: one CPU\n");
+		return err ? -EIO : 0;
+	}
+	entry.addr = (kprobe_opcode_t *)((unsigned long)bench_target + body_offset);
+	entry.flags = 0;
+	ret = register_kprobe(&entry);
+	if (ret)
+		return ret;
+	wait_optimized(&entry, 1);
+	reset_hits();
+	cost = cost_per_call_two_cpus();
+	err |= report_hit_cost("kprobe_body_two_cpus", cost, base2,
+			       atomic_long_read(&pre_hits), calls_made(2));
+	unregister_kprobe(&entry);
+	return err ? -EIO : 0;
+}
+
+/* --- registration at scale --- */
+
+static char **targets;
+static unsigned int nr_targets, max_targets;
+
+static int add_target(const char *name, size_t len)
+{
+	char **grown;
+
+	if (nr_targets == max_targets) {
+		unsigned int want = max(64U, max_targets * 2);
+
+		grown = kvrealloc(targets, want * sizeof(*targets), GFP_KERNEL);
+		if (!grown)
+			return -ENOMEM;
+		targets = grown;
+		max_targets = want;
+	}
+	targets[nr_targets] = kstrndup(name, len, GFP_KERNEL);
+	if (!targets[nr_targets])
+		return -ENOMEM;
+	nr_targets++;
+	return 0;
+}
+
+static void free_targets(void)
+{
+	while (nr_targets)
+		kfree(targets[--nr_targets]);
+	kvfree(targets);
+	targets = NULL;
+	max_targets = 0;
+}
+
+static void report_ms(const char *metric, unsigned int n, u64 ns)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_%u", metric, n);
+	report(name, div_u64(ns, 10000), "ms");
+}
+
+static u64 free_bytes(void)
+{
+	struct sysinfo si;
+
+	si_meminfo(&si);
+	return (u64)si.freeram * si.mem_unit;
+}
+
+/*
+ * Register @n probes on distinct functions one by one (skipping names the
+ * kernel refuses), unregister them one by one, then the same set as one
+ * batch each way.  While the batch is registered, time one more probe's
+ * hit, to see whether the others slow the lookup down.
+ */
+static int cmd_reg(unsigned int n)
+{
+	struct kprobe *kps, **batch;
+	struct kprobe hot = { .pre_handler = count_pre };
+	unsigned int i, got = 0;
+	u64 start, base, cost;
+	int ret;
+
+	kps = kvcalloc(n, sizeof(*kps), GFP_KERNEL);
+	batch = kvcalloc(n, sizeof(*batch), GFP_KERNEL);
+	if (!kps || !batch) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	start = ktime_get_ns();
+	for (i = 0; i < nr_targets && got < n; i++) {
+		struct kprobe *kp = &kps[got];
+
+		memset(kp, 0, sizeof(*kp));
+		kp->symbol_name = targets[i];
+		if (!register_kprobe(kp))
+			got++;
+		cond_resched();
+	}
+	report_ms("register_one_by_one", n, ktime_get_ns() - start);
+	if (got < n) {
+		pr_err("only %u of %u targets could be probed\n", got, n);
+		ret = -ENOSPC;
+		for (i = 0; i < got; i++)
+			unregister_kprobe(&kps[i]);
+		goto out;
+	}
+
+	start = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		unregister_kprobe(&kps[i]);
+		cond_resched();
+	}
+	report_ms("unregister_one_by_one", n, ktime_get_ns() - start);
+
+	for (i = 0; i < n; i++) {
+		const char *name = kps[i].symbol_name;
+
+		memset(&kps[i], 0, sizeof(kps[i]));
+		kps[i].symbol_name = name;
+		batch[i] = &kps[i];
+	}
+	start = ktime_get_ns();
+	ret = register_kprobes(batch, n);
+	if (ret) {
+		pr_err("batch registration: %d\n", ret);
+		goto out;
+	}
+	report_ms("register_batch", n, ktime_get_ns() - start);
+
+	base = cost_per_call();
+	hot.addr = (kprobe_opcode_t *)((unsigned long)bench_target + body_offset);
+	ret = register_kprobe(&hot);
+	if (!ret) {
+		char metric[64];
+
+		wait_optimized(&hot, 1);
+		reset_hits();
+		cost = cost_per_call();
+		snprintf(metric, sizeof(metric), "kprobe_body_with_%u_others", n);
+		ret = report_hit_cost(metric, cost, base,
+				      atomic_long_read(&pre_hits), calls_made(1));
+		unregister_kprobe(&hot);
+	}
+
+	start = ktime_get_ns();
+	unregister_kprobes(batch, n);
+	report_ms("unregister_batch", n, ktime_get_ns() - start);
+out:
+	kvfree(batch);
+	kvfree(kps);
+	return ret;
+}
+
+/* Enough instances that per-CPU page caches do not hide them. */
+#define KRETPROBE_INSTANCES	8192
+
+/*
+ * Approximate, from the free-memory count: other allocations add noise,
+ * and memory a probe needs only once armed (ftrace's filter hash, say)
+ * counts too, as it should.
+ */
+static int cmd_mem(unsigned int n)
+{
+	struct kprobe *kps, **batch;
+	struct kretprobe rp = { .kp.addr = (kprobe_opcode_t *)bench_target,
+				.handler = count_ret,
+				.maxactive = KRETPROBE_INSTANCES };
+	unsigned int i;
+	s64 used;
+	u64 before;
+	int ret;
+
+	if (nr_targets < n)
+		return -ENOSPC;
+	kps = kvcalloc(n, sizeof(*kps), GFP_KERNEL);
+	batch = kvcalloc(n, sizeof(*batch), GFP_KERNEL);
+	if (!kps || !batch) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		kps[i].symbol_name = targets[i];
+		batch[i] = &kps[i];
+	}
+	before = free_bytes();
+	ret = register_kprobes(batch, n);
+	if (ret)
+		goto out;
+	used = before - free_bytes();
+	unregister_kprobes(batch, n);
+	report("bytes_per_kprobe", div_s64(max_t(s64, used, 0) * 100, n), "B");
+
+	before = free_bytes();
+	ret = register_kretprobe(&rp);
+	if (ret)
+		goto out;
+	used = before - free_bytes();
+	unregister_kretprobe(&rp);
+	report("bytes_per_kretprobe_instance",
+	       div_s64(max_t(s64, used, 0) * 100, KRETPROBE_INSTANCES), "B");
+out:
+	kvfree(batch);
+	kvfree(kps);
+	return ret;
+}
+
+/* --- debugfs --- */
+
+static DEFINE_MUTEX(bench_lock);
+static struct dentry *bench_dir;
+
+static char *copy_in(const char __user *ubuf, size_t count)
+{
+	if (count > SZ_1M)
+		return ERR_PTR(-E2BIG);
+	return memdup_user_nul(ubuf, count);
+}
+
+static ssize_t targets_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char *buf = copy_in(ubuf, count), *p, *name;
+	int ret = 0;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&bench_lock);
+	p = buf;
+	while (!ret && (name = strsep(&p, " \t\n")))
+		if (*name)
+			ret = add_target(name, strlen(name));
+	mutex_unlock(&bench_lock);
+	kfree(buf);
+	return ret ?: count;
+}
+
+static ssize_t run_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	char *buf = copy_in(ubuf, count);
+	unsigned int n = 0;
+	int ret;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&bench_lock);
+	if (sysfs_streq(buf, "hits"))
+		ret = cmd_hits();
+	else if (sysfs_streq(buf, "body"))
+		ret = cmd_body();
+	else if (sscanf(buf, "reg %u", &n) == 1 && n)
+		ret = cmd_reg(n);
+	else if (sscanf(buf, "mem %u", &n) == 1 && n)
+		ret = cmd_mem(n);
+	else
+		ret = -EINVAL;
+	mutex_unlock(&bench_lock);
+	kfree(buf);
+	return ret ?: count;
+}
+
+static const struct file_operations targets_fops = {
+	.write = targets_write,
+};
+
+static const struct file_operations run_fops = {
+	.write = run_write,
+};
+
+static int __init kprobes_bench_init(void)
+{
+	int ret = find_body_offset();
+
+	if (ret) {
+		pr_err("no probe-able instruction in the target's body\n");
+		return ret;
+	}
+	pr_info("INFO body_offset %lu\n", body_offset);
+	bench_dir = debugfs_create_dir("kprobes_bench", NULL);
+	debugfs_create_file("targets", 0200, bench_dir, NULL, &targets_fops);
+	debugfs_create_file("run", 0200, bench_dir, NULL, &run_fops);
+	return 0;
+}
+
+static void __exit kprobes_bench_exit(void)
+{
+	debugfs_remove_recursive(bench_dir);
+	free_targets();
+}
+
+module_init(kprobes_bench_init);
+module_exit(kprobes_bench_exit);
+MODULE_DESCRIPTION("Probe cost benchmark, public kprobes API only");
+MODULE_LICENSE("GPL");

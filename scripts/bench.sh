@@ -1,0 +1,44 @@
+#!/bin/bash
+# `make bench`: build both variants for each arch in ARCHES, boot each
+# twice under TCG (-icount shift=0,sleep=off, then plain wall clock) with
+# the benchmark job, and report ours against upstream: a table on stdout,
+# out/bench/results.csv and out/bench/ratios.png.
+# BENCH_SCALE (default 1000,10000): registration sizes.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ARCHES=${ARCHES:-x86_64}
+BENCH_SCALE=${BENCH_SCALE:-1000,10000}
+bench=$out/bench
+mkdir -p "$bench"
+stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+raw=$bench/raw-$stamp.txt
+: > "$raw"
+
+for a in $ARCHES; do
+	for v in upstream ours; do
+		tr=$top/configs/transition/$v-$a.config
+		if [ -f "$tr" ]; then
+			echo "== $v $a: kprobes are off in this build (${tr#$top/}), skipped"
+			continue
+		fi
+		echo "== $v $a: build"
+		VARIANT=$v ARCH=$a "$top/scripts/build.sh" || exit 1
+		VARIANT=$v ARCH=$a "$top/scripts/mkinitramfs.sh" || exit 1
+		for mode in icount wall; do
+			extra=
+			[ "$mode" = icount ] && extra="-icount shift=0,sleep=off"
+			echo "== $v $a: benchmark ($mode)"
+			QEMU_EXTRA="$extra" LOG_SUFFIX="-bench-$mode" \
+				BOOT_TIMEOUT=${BENCH_TIMEOUT:-5400} VARIANT=$v ARCH=$a \
+				"$top/scripts/boot.sh" bench tsc=reliable clocksource=tsc \
+				kunit.enable=0 bench_scale="$BENCH_SCALE" || exit 1
+			logf=$out/logs/$v-$a-bench-$mode.log
+			grep -a '^BENCH-ERROR' "$logf" && echo "   (errors above, see $logf)"
+			sed -n "s/^BENCH \(.*\)\r\{0,1\}$/$v $a $mode \1/p" "$logf" | tr -d '\r' >> "$raw"
+			kver=$(sed -n 's/^BENCH-INFO kernel \(.*\)\r\{0,1\}$/\1/p' "$logf" | tr -d '\r')
+			echo "$v $a $mode kernel $kver" >> "$raw"
+		done
+	done
+done
+python3 "$top/scripts/bench_report.py" --raw "$raw" --date "$stamp" --out "$bench"

@@ -1,0 +1,51 @@
+#!/bin/sh
+# The benchmark job of the guest (harness=bench): load kprobes_bench.ko,
+# feed it probe targets, run its commands and print its results as
+# "BENCH <metric> <value> <unit>" lines for the host.
+# Kernel command line: bench_scale=1000,10000 (registration sizes).
+B=/sys/kernel/debug/kprobes_bench
+OPT=/proc/sys/debug/kprobes-optimization
+
+scale=1000,10000
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in bench_scale=*) scale=${arg#bench_scale=} ;; esac
+done
+
+echo "BENCH-INFO kernel $(uname -r)"
+echo "BENCH-INFO arch $(uname -m)"
+dmesg -n 1
+insmod /bench/kprobes_bench.ko || { echo "BENCH-ERROR cannot load the module"; exit 0; }
+
+# Targets: traceable function entries with a unique name, not blacklisted,
+# and not our own.
+cut -d' ' -f1 /sys/kernel/tracing/available_filter_functions |
+	grep -v '[.]' | sort | uniq -u > /tmp/funcs
+awk '{ print $2 }' /sys/kernel/debug/kprobes/blacklist | sort -u > /tmp/black
+grep -vxF -f /tmp/black /tmp/funcs | grep -v '^bench_\|kprobes_bench' > /tmp/targets
+echo "BENCH-INFO targets $(wc -l < /tmp/targets)"
+cat /tmp/targets > $B/targets
+
+cmd() {
+	echo "BENCH-INFO running: $*"
+	echo "$*" > $B/run || echo "BENCH-ERROR '$*' failed"
+}
+
+cmd hits
+if [ -w $OPT ]; then
+	echo 0 > $OPT
+	cmd body
+	echo 1 > $OPT
+else
+	echo "BENCH-INFO no $OPT: the body probe is never optimized"
+	cmd body
+fi
+for n in $(echo "$scale" | tr ',' ' '); do
+	cmd reg "$n"
+done
+cmd mem 1000
+
+dmesg | sed -n 's/.*kprobes_bench: RESULT /BENCH /p'
+dmesg | sed -n 's/.*kprobes_bench: INFO /BENCH-INFO /p'
+dmesg | grep 'kprobes_bench: ' | grep -v 'RESULT\|INFO\|taints kernel' |
+	sed 's/^/BENCH-ERROR /'
+rmmod kprobes_bench
