@@ -15,7 +15,7 @@
  *                         one by one and as one batch, then the hit cost
  *                         while N probes are registered
  *              mem N      bytes per kprobe (N of them) and per kretprobe
- *                         instance (8192 of them)
+ *                         instance (4096 of them)
  * Results are printed as "kprobes_bench: RESULT <metric> <value> <unit>".
  * A metric whose probes did not fire as often as expected is not printed;
  * the write fails with -EIO instead.
@@ -37,6 +37,7 @@
 #include <linux/completion.h>
 #include <linux/mm.h>
 #include <linux/uaccess.h>
+#include <linux/rcupdate.h>
 
 #define ROUNDS		8	/* timed rounds; the fastest one counts */
 #define CALLS		20000	/* calls per timed round */
@@ -270,10 +271,14 @@ static int body_probes(const char *metric, int nr, bool post, u64 base)
 		kp[0].flags & KPROBE_FLAG_OPTIMIZED ? "optimized" : "not-optimized");
 	reset_hits();
 	cost = cost_per_call();
+	if (post && atomic_long_read(&post_hits) != calls_made(1) * nr) {
+		pr_err("%s: post_handler ran %ld times for %ld hits: not reported\n",
+		       metric, atomic_long_read(&post_hits), calls_made(1) * nr);
+		ret = -EIO;
+		goto out;
+	}
 	ret = report_hit_cost(metric, cost, base, atomic_long_read(&pre_hits),
 			      calls_made(1) * nr);
-	if (!ret && post && atomic_long_read(&post_hits) != calls_made(1) * nr)
-		ret = -EIO;
 out:
 	while (--i >= 0)
 		unregister_kprobe(&kp[i]);
@@ -396,10 +401,13 @@ static void report_ms(const char *metric, unsigned int n, u64 ns)
 	report(name, div_u64(ns, 10000), "ms");
 }
 
+/* Free memory once everything freed earlier really is free. */
 static u64 free_bytes(void)
 {
 	struct sysinfo si;
 
+	rcu_barrier();
+	msleep(100);
 	si_meminfo(&si);
 	return (u64)si.freeram * si.mem_unit;
 }
@@ -491,7 +499,7 @@ out:
 }
 
 /* Enough instances that per-CPU page caches do not hide them. */
-#define KRETPROBE_INSTANCES	8192
+#define KRETPROBE_INSTANCES	4096
 
 /*
  * Approximate, from the free-memory count: other allocations add noise,
@@ -522,14 +530,6 @@ static int cmd_mem(unsigned int n)
 		batch[i] = &kps[i];
 	}
 	before = free_bytes();
-	ret = register_kprobes(batch, n);
-	if (ret)
-		goto out;
-	used = before - free_bytes();
-	unregister_kprobes(batch, n);
-	report("bytes_per_kprobe", div_s64(max_t(s64, used, 0) * 100, n), "B");
-
-	before = free_bytes();
 	ret = register_kretprobe(&rp);
 	if (ret)
 		goto out;
@@ -537,6 +537,14 @@ static int cmd_mem(unsigned int n)
 	unregister_kretprobe(&rp);
 	report("bytes_per_kretprobe_instance",
 	       div_s64(max_t(s64, used, 0) * 100, KRETPROBE_INSTANCES), "B");
+
+	before = free_bytes();
+	ret = register_kprobes(batch, n);
+	if (ret)
+		goto out;
+	used = before - free_bytes();
+	unregister_kprobes(batch, n);
+	report("bytes_per_kprobe", div_s64(max_t(s64, used, 0) * 100, n), "B");
 out:
 	kvfree(batch);
 	kvfree(kps);

@@ -34,7 +34,11 @@ for a in $ARCHES; do
 				"$top/scripts/boot.sh" bench tsc=reliable clocksource=tsc \
 				kunit.enable=0 bench_scale="$BENCH_SCALE" || exit 1
 			logf=$out/logs/$v-$a-bench-$mode.log
-			grep -a '^BENCH-ERROR' "$logf" && echo "   (errors above, see $logf)"
+			if grep -a '^BENCH-ERROR' "$logf"; then
+				echo "   (errors above, see $logf)"
+				sed -n "s/^BENCH-ERROR \(.*\)\r\{0,1\}$/$v $a $mode note \1/p" "$logf" |
+					tr -d '\r' >> "$raw"
+			fi
 			sed -n "s/^BENCH \(.*\)\r\{0,1\}$/$v $a $mode \1/p" "$logf" | tr -d '\r' >> "$raw"
 			kver=$(sed -n 's/^BENCH-INFO kernel \(.*\)\r\{0,1\}$/\1/p' "$logf" | tr -d '\r')
 			echo "$v $a $mode kernel $kver" >> "$raw"

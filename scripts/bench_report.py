@@ -25,12 +25,14 @@ ORDER = [
 
 
 def load(raw):
-    rows, kernels = [], {}
+    rows, kernels, notes = [], {}, []
     with open(raw) as f:
         for line in f:
             parts = line.split()
             if len(parts) >= 5 and parts[3] == "kernel":
                 kernels[(parts[0], parts[1], parts[2])] = parts[4]
+            elif len(parts) >= 5 and parts[3] == "note":
+                notes.append(" ".join(parts[:3]) + ": " + " ".join(parts[4:]))
             elif len(parts) == 6:
                 variant, arch, mode, metric, value, unit = parts
                 try:
@@ -38,7 +40,7 @@ def load(raw):
                 except ValueError:
                     print(f"bench: ignoring malformed line: {line.strip()}",
                           file=sys.stderr)
-    return rows, kernels
+    return rows, kernels, notes
 
 
 def sort_key(metric, seen):
@@ -107,7 +109,7 @@ def chart(table, order, path):
         f"'{data}' using {i + 2}:xtic(1) title columnheader({i + 2})"
         for i in range(len(series)))
     script = f"""
-set terminal png size 1000,{height}
+set terminal png size 1100,{height} noenhanced
 set output '{path}'
 set title 'ours / upstream 6.12 (below 1: ours is cheaper)'
 set style data histograms
@@ -131,7 +133,7 @@ def main():
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
 
-    rows, kernels = load(args.raw)
+    rows, kernels, notes = load(args.raw)
     if not rows:
         print("bench: no results (see the bench logs in out/logs/)")
         return 1
@@ -152,6 +154,9 @@ def main():
 
     table, order = build_table(rows)
     text = render(table, order)
+    if notes:
+        text += "\nNot reported (the benchmark refuses figures whose probes did not fire):\n\n"
+        text += "\n".join(f"- {n}" for n in notes) + "\n"
     with open(os.path.join(args.out, "table.md"), "w") as f:
         f.write(text + "\n")
     print(text)
