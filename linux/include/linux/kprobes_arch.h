@@ -15,7 +15,9 @@
  * probe with get_kprobe(), and if no probe handler is running on this CPU
  * it sets current_kprobe and calls kprobe_run_pre_handlers().  It then
  * executes or emulates the original instruction, calls
- * kprobe_run_post_handlers() and clears current_kprobe.  A hit while a
+ * kprobe_run_post_handlers() when @p->post_handler is set (the core sets it
+ * exactly when some enabled probe there has one, so a port may skip the
+ * trap after the instruction otherwise) and clears current_kprobe.  A hit while a
  * handler is running only counts kprobes_inc_nmissed_count() and executes
  * the instruction.  All of this runs with interrupts off, never sleeps and
  * never takes a lock.
@@ -95,7 +97,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  */
 bool kprobe_run_pre_handlers(struct kprobe *p, struct pt_regs *regs);
 
-/* Run the post_handlers of every enabled probe at @p. */
+/* Run the post_handlers of every enabled probe at @p (if @p->post_handler). */
 void kprobe_run_post_handlers(struct kprobe *p, struct pt_regs *regs);
 
 /*

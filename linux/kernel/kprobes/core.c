@@ -350,6 +350,30 @@ static void site_disarm(struct kprobe_site *site)
 	site->armed = false;
 }
 
+static void site_post_handler(struct kprobe *kp, struct pt_regs *regs,
+			      unsigned long flags)
+{
+	kprobe_run_post_handlers(kp, regs);
+}
+NOKPROBE_SYMBOL(site_post_handler);
+
+/*
+ * The site's own post_handler is set exactly when some live probe there
+ * has one.  The arch reads it on a hit to decide whether the instruction
+ * must be stepped with a trap afterwards or may run without one.
+ */
+static void site_update_post(struct kprobe_site *site)
+{
+	struct kprobe *probe;
+	bool post = false;
+
+	list_for_each_entry(probe, &site->probes, list)
+		if (probe->post_handler && !kprobe_disabled(probe) &&
+		    !kprobe_gone(probe))
+			post = true;
+	WRITE_ONCE(site->kp.post_handler, post ? site_post_handler : NULL);
+}
+
 /*
  * Bring the site's breakpoint in line with what its probes and the global
  * switch want.  Gone sites are never touched: their text is gone too.
@@ -360,6 +384,7 @@ int kprobe_site_sync_arming(struct kprobe_site *site)
 	bool want;
 
 	lockdep_assert_held(&probes_mutex);
+	site_update_post(site);
 	if (kprobe_gone(&site->kp))
 		return 0;
 	want = kprobes_armed_globally && site->nr_enabled;
@@ -501,8 +526,10 @@ static void undo_add(struct kprobe_site *site, struct kprobe *probe)
 		/* A trap on another CPU may be looking the site up. */
 		synchronize_rcu();
 		free_site(site);
-	} else if (!site->nr_enabled) {
-		site->kp.flags |= KPROBE_FLAG_DISABLED;
+	} else {
+		if (!site->nr_enabled)
+			site->kp.flags |= KPROBE_FLAG_DISABLED;
+		site_update_post(site);
 	}
 	INIT_LIST_HEAD(&probe->list);
 }

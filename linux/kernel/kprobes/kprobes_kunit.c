@@ -320,8 +320,13 @@ static unsigned long kpk_body_size(struct kunit *test)
 	return size;
 }
 
-/* Put a probe on every instruction boundary of kpk_body. */
-static void kpk_body_probes(struct kunit *test)
+/*
+ * Put a probe on every instruction boundary of kpk_body and check that it
+ * still computes the same.  With @post every probe has a post_handler, so
+ * each instruction is single-stepped (or emulated); without, instructions
+ * that allow it run boosted, with no trap after them.
+ */
+static void body_probes(struct kunit *test, bool post)
 {
 	unsigned long size = kpk_body_size(test);
 	struct kprobe *kps;
@@ -335,20 +340,93 @@ static void kpk_body_probes(struct kunit *test)
 		kps[n] = (struct kprobe) { .symbol_name = "kpk_body",
 					   .offset = off,
 					   .pre_handler = count_pre,
-					   .post_handler = count_post };
+					   .post_handler = post ? count_post : NULL };
 		if (!register_kprobe(&kps[n]))
 			n++;
 	}
 	KUNIT_ASSERT_GE(test, n, 3);
 	KUNIT_EXPECT_EQ(test, call_body(7), expected);
 	KUNIT_EXPECT_GE(test, hits, 1);
-	KUNIT_EXPECT_EQ(test, hits, posts);
+	KUNIT_EXPECT_EQ(test, posts, post ? hits : 0);
 	for (off = 0; off < n; off++)
 		KUNIT_EXPECT_FALSE(test, kprobe_ftrace(&kps[off]));
 	for (off = 0; off < n; off++)
 		unregister_kprobe(&kps[off]);
 	KUNIT_EXPECT_EQ(test, call_body(7), expected);
 }
+
+static void kpk_body_probes_stepped(struct kunit *test)
+{
+	body_probes(test, true);
+}
+
+static void kpk_body_probes_boosted(struct kunit *test)
+{
+	body_probes(test, false);
+}
+
+#if defined(CONFIG_X86) && !defined(CONFIG_PREEMPTION)
+/* The first boundary in kpk_body whose instruction runs out of line. */
+static struct kprobe *find_stepped(struct kunit *test, struct kprobe *kp)
+{
+	unsigned long size = kpk_body_size(test), off;
+
+	for (off = 1; off < size; off++) {
+		*kp = (struct kprobe) { .symbol_name = "kpk_body", .offset = off,
+					.pre_handler = count_pre };
+		if (register_kprobe(kp))
+			continue;
+		if (get_kprobe(kp->addr)->ainsn.replay == KPROBE_X86_STEP)
+			return get_kprobe(kp->addr);
+		unregister_kprobe(kp);
+	}
+	return NULL;
+}
+
+/*
+ * A boostable instruction runs boosted only while no probe at its address
+ * has a post_handler: adding one brings the trap after the instruction
+ * back (the post_handler runs), removing it boosts again.
+ */
+static void kpk_boost_follows_post_handler(struct kunit *test)
+{
+	struct kprobe kp, with_post;
+	struct kprobe *site;
+	int expected = kpk_body(4);
+
+	site = find_stepped(test, &kp);
+	KUNIT_ASSERT_NOT_NULL(test, site);
+	KUNIT_EXPECT_NOT_NULL(test, site->ainsn.boost);
+	KUNIT_EXPECT_NULL(test, site->post_handler);
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, call_body(4), expected);
+	KUNIT_EXPECT_GE(test, hits, 1);
+
+	with_post = (struct kprobe) { .addr = kp.addr, .post_handler = count_post };
+	KUNIT_ASSERT_EQ(test, register_kprobe(&with_post), 0);
+	KUNIT_EXPECT_NOT_NULL(test, site->post_handler);
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, call_body(4), expected);
+	KUNIT_EXPECT_GE(test, posts, 1);
+	KUNIT_EXPECT_EQ(test, posts, hits);
+
+	/* Disabled, its post_handler no longer counts. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&with_post), 0);
+	KUNIT_EXPECT_NULL(test, site->post_handler);
+	unregister_kprobe(&with_post);
+	KUNIT_EXPECT_NULL(test, site->post_handler);
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, call_body(4), expected);
+	KUNIT_EXPECT_EQ(test, posts, 0);
+	KUNIT_EXPECT_GE(test, hits, 1);
+	unregister_kprobe(&kp);
+}
+#else
+static void kpk_boost_follows_post_handler(struct kunit *test)
+{
+	kunit_skip(test, "no boosting on this configuration");
+}
+#endif
 
 /*
  * A pre_handler that calls the function it probes: the inner hit must be
@@ -553,7 +631,9 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_batch_rollback),
 	KUNIT_CASE(kpk_pre_handler_redirects),
 	KUNIT_CASE(kpk_fault_handler_sees_handler_fault),
-	KUNIT_CASE(kpk_body_probes),
+	KUNIT_CASE(kpk_body_probes_stepped),
+	KUNIT_CASE(kpk_body_probes_boosted),
+	KUNIT_CASE(kpk_boost_follows_post_handler),
 	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
 	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
 	KUNIT_CASE(kpk_init_text_goes_away),

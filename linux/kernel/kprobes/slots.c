@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/bitmap.h>
 #include <linux/rculist.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
@@ -24,7 +25,8 @@ struct slot_page {
 	struct list_head list;
 	void *base;
 	unsigned int nr_used;
-	struct rcu_head rcu;
+	/* execmem_free() sleeps: free after a grace period, in a worker. */
+	struct rcu_work free_work;
 	DECLARE_BITMAP(used, SLOTS_PER_PAGE);
 };
 
@@ -83,9 +85,10 @@ out:
 	return slot;
 }
 
-static void free_slot_page(struct rcu_head *head)
+static void free_slot_page(struct work_struct *work)
 {
-	struct slot_page *sp = container_of(head, struct slot_page, rcu);
+	struct slot_page *sp = container_of(to_rcu_work(work), struct slot_page,
+					    free_work);
 
 	free_insn_page(sp->base);
 	kfree(sp);
@@ -111,7 +114,8 @@ void kprobe_free_insn_slot(kprobe_opcode_t *slot)
 		if (--sp->nr_used == 0 && !list_is_singular(&slot_pages)) {
 			list_del_rcu(&sp->list);
 			announce_page(sp->base, true);
-			call_rcu(&sp->rcu, free_slot_page);
+			INIT_RCU_WORK(&sp->free_work, free_slot_page);
+			queue_rcu_work(system_wq, &sp->free_work);
 		}
 		break;
 	}

@@ -17,8 +17,13 @@
 
 typedef u8 kprobe_opcode_t;
 
-/* Longest instruction plus the int3 that ends a single-step slot. */
-#define KPROBE_INSN_SLOT_SIZE	(MAX_INSN_SIZE + INT3_INSN_SIZE)
+/*
+ * A slot holds the copy that is single-stepped (the instruction and an
+ * int3) and, for boostable instructions, a second copy followed by a jump
+ * back to the instruction after the probe.
+ */
+#define KPROBE_INSN_SLOT_SIZE	(2 * MAX_INSN_SIZE + INT3_INSN_SIZE + \
+				 JMP32_INSN_SIZE)
 
 /*
  * How a hit replays the probed instruction.  Everything that depends on
@@ -26,7 +31,7 @@ typedef u8 kprobe_opcode_t;
  * form; the rest runs out of line in a slot that ends with an int3.
  */
 enum kprobe_x86_replay {
-	KPROBE_X86_STEP,	/* run the slot copy, trap on its int3 */
+	KPROBE_X86_STEP,	/* run the slot copy, trap on its int3 (or boost) */
 	KPROBE_X86_NOP,		/* nothing to do but move on */
 	KPROBE_X86_JMP,		/* jmp rel8/rel32 */
 	KPROBE_X86_JCC,		/* jcc rel8/rel32: @cond is the condition */
@@ -42,6 +47,11 @@ enum kprobe_x86_replay {
 struct arch_specific_insn {
 	/* Out-of-line copy for KPROBE_X86_STEP, else NULL. */
 	kprobe_opcode_t *insn;
+	/*
+	 * The copy that jumps back by itself, when the instruction may run
+	 * out of line with nothing to fix up afterwards; else NULL.
+	 */
+	kprobe_opcode_t *boost;
 	/* The original bytes, for emulation and for the debugfs dump. */
 	u8 bytes[MAX_INSN_SIZE];
 	u8 len;

@@ -218,20 +218,32 @@ static void finish_hit(struct kprobe *probe, struct pt_regs *regs,
 		restore_outer(kcb);
 		return;
 	}
-	kcb->kprobe_status = KPROBE_HIT_SSDONE;
-	kprobe_run_post_handlers(probe, regs);
+	if (probe->post_handler) {
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		kprobe_run_post_handlers(probe, regs);
+	}
 	reset_current_kprobe();
 }
 NOKPROBE_SYMBOL(finish_hit);
 
 /*
  * Run the probed instruction for a hit.  Emulated instructions finish
- * here; the rest go to their slot with interrupts off, so nothing can run
- * on this CPU between the slot and the int3 that ends it.
+ * here.  With no post_handler to call afterwards, a boostable one goes to
+ * the copy that jumps back by itself, and the hit is over.  The rest go to
+ * their slot with interrupts off, so nothing can run on this CPU between
+ * the slot and the int3 that ends it.
  */
 static void replay(struct kprobe *probe, struct pt_regs *regs,
 		   struct kprobe_ctlblk *kcb, bool reentered)
 {
+	if (probe->ainsn.boost && !probe->post_handler) {
+		if (reentered)
+			restore_outer(kcb);
+		else
+			reset_current_kprobe();
+		regs->ip = (unsigned long)probe->ainsn.boost;
+		return;
+	}
 	if (probe->ainsn.replay != KPROBE_X86_STEP) {
 		if (emulate(probe, regs)) {
 			finish_hit(probe, regs, kcb, reentered);

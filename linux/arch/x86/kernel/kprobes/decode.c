@@ -8,7 +8,8 @@
  * where they run (relative branches, calls, returns, indirect branches)
  * are emulated at the hit; ones that must never be probed are refused;
  * everything else runs out of line in a slot followed by an int3, with
- * RIP-relative operands rebased to the slot.
+ * RIP-relative operands rebased to the slot, or, when nothing needs fixing
+ * afterwards and no post_handler wants to run, followed by a jump back.
  */
 #include <linux/kprobes_arch.h>
 #include <linux/kallsyms.h>
@@ -17,6 +18,7 @@
 #include <asm/ibt.h>
 #include <asm/text-patching.h>
 #include <linux/memory.h>
+#include <linux/extable.h>
 
 #include "common.h"
 
@@ -159,35 +161,73 @@ static bool classify_emulated(struct insn *insn, struct arch_specific_insn *ai)
 	return false;
 }
 
+/* Copy the instruction to run at @to, rebasing a RIP-relative operand. */
+static int relocate(u8 *buf, unsigned long from, unsigned long to,
+		    struct insn *insn, struct arch_specific_insn *ai)
+{
+	memcpy(buf, ai->bytes, ai->len);
+	if (insn_rip_relative(insn)) {
+		s64 disp = (s64)insn->displacement.value + (s64)from - (s64)to;
+
+		if (disp != (s32)disp)
+			return -ERANGE;
+		*(s32 *)(buf + insn_offset_displacement(insn)) = (s32)disp;
+	}
+	return 0;
+}
+
 /*
- * Build the out-of-line copy: the instruction, rebased when it addresses
- * memory relative to RIP, then an int3 that hands control back.
+ * May the instruction run out of line and simply jump back, with no trap
+ * to fix things up?  Not when a fault there must be fixed up through the
+ * exception table (the table knows the original address only), and not
+ * when a task could be preempted inside the copy: the slot would then have
+ * to outlive every such task, which a grace period does not guarantee.
+ */
+static bool boostable(unsigned long addr)
+{
+	if (IS_ENABLED(CONFIG_PREEMPTION))
+		return false;
+	return !search_exception_tables(addr);
+}
+
+/*
+ * Build the out-of-line copies: the one to single-step, ending with an
+ * int3 that hands control back, and (when boostable) one ending with a
+ * jump to the next instruction.
  */
 static int prepare_slot(unsigned long addr, struct insn *insn,
-			struct arch_specific_insn *ai)
+			struct arch_specific_insn *ai, bool boost)
 {
 	u8 buf[KPROBE_INSN_SLOT_SIZE];
 	kprobe_opcode_t *slot;
+	unsigned int len = ai->len, at = len + INT3_INSN_SIZE;
+	int ret;
 
 	slot = kprobe_alloc_insn_slot();
 	if (!slot)
 		return -ENOMEM;
-	memcpy(buf, ai->bytes, ai->len);
-	if (insn_rip_relative(insn)) {
-		s64 disp = (s64)insn->displacement.value +
-			   (s64)addr - (s64)(unsigned long)slot;
-		int at = insn_offset_displacement(insn);
+	ret = relocate(buf, addr, (unsigned long)slot, insn, ai);
+	if (ret)
+		goto fail;
+	buf[len] = INT3_INSN_OPCODE;
+	if (boost) {
+		unsigned long copy = (unsigned long)slot + at;
 
-		if (disp != (s32)disp) {
-			kprobe_free_insn_slot(slot);
-			return -ERANGE;
-		}
-		*(s32 *)(buf + at) = (s32)disp;
+		ret = relocate(buf + at, addr, copy, insn, ai);
+		if (ret)
+			goto fail;
+		__text_gen_insn(buf + at + len, JMP32_INSN_OPCODE,
+				(void *)(copy + len), (void *)(addr + len),
+				JMP32_INSN_SIZE);
+		at += len + JMP32_INSN_SIZE;
+		ai->boost = slot + len + INT3_INSN_SIZE;
 	}
-	buf[ai->len] = INT3_INSN_OPCODE;
-	arch_write_insn_slot(slot, buf, ai->len + INT3_INSN_SIZE);
+	arch_write_insn_slot(slot, buf, at);
 	ai->insn = slot;
 	return 0;
+fail:
+	kprobe_free_insn_slot(slot);
+	return ret;
 }
 
 int arch_prepare_kprobe(struct kprobe *probe)
@@ -220,14 +260,14 @@ int arch_prepare_kprobe(struct kprobe *probe)
 		/* Indirect branches keep a copy to fall back on (see replay()). */
 		if (ai->replay == KPROBE_X86_JMP_IND ||
 		    ai->replay == KPROBE_X86_CALL_IND)
-			return prepare_slot(addr, &insn, ai);
+			return prepare_slot(addr, &insn, ai, false);
 		return 0;
 	}
 
 	ai->replay = KPROBE_X86_STEP;
 	ai->sets_if = insn.opcode.bytes[0] == 0x9d;		/* popf */
 	ai->pushes_flags = insn.opcode.bytes[0] == 0x9c;	/* pushf */
-	return prepare_slot(addr, &insn, ai);
+	return prepare_slot(addr, &insn, ai, boostable(addr));
 }
 
 void arch_remove_kprobe(struct kprobe *probe)
@@ -235,5 +275,6 @@ void arch_remove_kprobe(struct kprobe *probe)
 	if (probe->ainsn.insn) {
 		kprobe_free_insn_slot(probe->ainsn.insn);
 		probe->ainsn.insn = NULL;
+		probe->ainsn.boost = NULL;
 	}
 }

@@ -35,9 +35,11 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	regs->ip = ip + INT3_INSN_SIZE;
 	if (!kprobe_run_pre_handlers(probe, regs)) {
 		/* As if the nop had executed, then back to ftrace's return. */
-		regs->ip = ip + MCOUNT_INSN_SIZE;
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
-		kprobe_run_post_handlers(probe, regs);
+		if (probe->post_handler) {
+			regs->ip = ip + MCOUNT_INSN_SIZE;
+			kcb->kprobe_status = KPROBE_HIT_SSDONE;
+			kprobe_run_post_handlers(probe, regs);
+		}
 		regs->ip = resume;
 	}
 	/* Otherwise a handler chose where to go; ftrace returns there. */
