@@ -26,6 +26,8 @@
 #define _LINUX_KPROBES_ARCH_H
 
 #include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/rculist.h>
 
 #ifdef CONFIG_KPROBES
 
@@ -89,16 +91,61 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 /* --- core: the port's trap handlers call these --- */
 
+/* The user probe whose handler runs on this CPU, for fault_handler. */
+DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
+
 /*
- * Run the pre_handlers of every enabled probe at @p (the probe get_kprobe()
- * returned).  True when one of them returned non-zero, i.e. redirected
+ * The probe get_kprobe() returns stands for every probe at its address;
+ * its @list heads theirs, in registration order.  The two helpers below
+ * are inline because they are the whole cost of a hit besides the trap.
+ */
+
+/**
+ * kprobe_run_pre_handlers() - run the pre_handlers at a probed address
+ * @p: the probe get_kprobe() returned
+ * @regs: registers of the hit
+ *
+ * Return: true when a pre_handler returned non-zero, i.e. redirected
  * execution: the port must then neither execute the original instruction
  * nor call the post handlers.
  */
-bool kprobe_run_pre_handlers(struct kprobe *p, struct pt_regs *regs);
+static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
+						    struct pt_regs *regs)
+{
+	struct kprobe *probe;
+	bool redirected = false;
 
-/* Run the post_handlers of every enabled probe at @p (if @p->post_handler). */
-void kprobe_run_post_handlers(struct kprobe *p, struct pt_regs *regs);
+	list_for_each_entry_rcu(probe, &p->list, list) {
+		if (kprobe_disabled(probe) || !probe->pre_handler)
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		if (probe->pre_handler(probe, regs)) {
+			redirected = true;
+			break;
+		}
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+	return redirected;
+}
+
+/**
+ * kprobe_run_post_handlers() - run the post_handlers at a probed address
+ * @p: the probe get_kprobe() returned; only call when @p->post_handler
+ * @regs: registers after the original instruction
+ */
+static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
+						     struct pt_regs *regs)
+{
+	struct kprobe *probe;
+
+	list_for_each_entry_rcu(probe, &p->list, list) {
+		if (kprobe_disabled(probe) || !probe->post_handler)
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		probe->post_handler(probe, regs, 0);
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+}
 
 /*
  * A fault hit while @p's handlers (or its out-of-line instruction) ran:

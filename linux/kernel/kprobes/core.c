@@ -81,40 +81,6 @@ NOKPROBE_SYMBOL(get_kprobe);
 
 /* --- what the arch's hit path calls --- */
 
-bool kprobe_run_pre_handlers(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct kprobe_site *site = to_site(kp);
-	struct kprobe *probe;
-
-	list_for_each_entry_rcu(probe, &site->probes, list) {
-		if (kprobe_disabled(probe) || !probe->pre_handler)
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		if (probe->pre_handler(probe, regs)) {
-			__this_cpu_write(kprobe_in_handler, NULL);
-			return true;
-		}
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
-	return false;
-}
-NOKPROBE_SYMBOL(kprobe_run_pre_handlers);
-
-void kprobe_run_post_handlers(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct kprobe_site *site = to_site(kp);
-	struct kprobe *probe;
-
-	list_for_each_entry_rcu(probe, &site->probes, list) {
-		if (kprobe_disabled(probe) || !probe->post_handler)
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		probe->post_handler(probe, regs, 0);
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
-}
-NOKPROBE_SYMBOL(kprobe_run_post_handlers);
-
 int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 			     int trapnr)
 {
@@ -130,7 +96,7 @@ int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 	if (get_kprobe(kp->addr) != kp)
 		return 0;
 	/* The probed instruction faulted: it belongs to every probe here. */
-	list_for_each_entry_rcu(probe, &to_site(kp)->probes, list) {
+	list_for_each_entry_rcu(probe, &kp->list, list) {
 		if (kprobe_disabled(probe) || !probe->fault_handler)
 			continue;
 		if (probe->fault_handler(probe, regs, trapnr))
@@ -150,7 +116,7 @@ void kprobes_inc_nmissed_count(struct kprobe *kp)
 {
 	struct kprobe *probe;
 
-	list_for_each_entry_rcu(probe, &to_site(kp)->probes, list)
+	list_for_each_entry_rcu(probe, &kp->list, list)
 		probe->nmissed++;
 }
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
@@ -367,7 +333,7 @@ static void site_update_post(struct kprobe_site *site)
 	struct kprobe *probe;
 	bool post = false;
 
-	list_for_each_entry(probe, &site->probes, list)
+	list_for_each_entry(probe, &site->kp.list, list)
 		if (probe->post_handler && !kprobe_disabled(probe) &&
 		    !kprobe_gone(probe))
 			post = true;
@@ -417,7 +383,7 @@ void kprobe_site_mark_gone(struct kprobe_site *site)
 	if (site->armed)
 		site_disarm(site);
 	site->kp.flags |= KPROBE_FLAG_GONE;
-	list_for_each_entry(probe, &site->probes, list)
+	list_for_each_entry(probe, &site->kp.list, list)
 		probe->flags |= KPROBE_FLAG_GONE;
 	site->nr_enabled = 0;
 	/* The slot may still be in use by a CPU finishing a hit. */
@@ -434,9 +400,8 @@ static struct kprobe_site *new_site(struct kprobe *probe)
 
 	if (!site)
 		return ERR_PTR(-ENOMEM);
-	INIT_LIST_HEAD(&site->probes);
-	INIT_HLIST_NODE(&site->kp.hlist);
 	INIT_LIST_HEAD(&site->kp.list);
+	INIT_HLIST_NODE(&site->kp.hlist);
 	site->kp.addr = probe->addr;
 	site->kp.symbol_name = probe->symbol_name;
 	site->kp.offset = probe->offset;
@@ -496,7 +461,7 @@ static bool site_has_probe(struct kprobe_site *site, struct kprobe *probe)
 {
 	struct kprobe *q;
 
-	list_for_each_entry(q, &site->probes, list)
+	list_for_each_entry(q, &site->kp.list, list)
 		if (q == probe)
 			return true;
 	return false;
@@ -521,7 +486,7 @@ static void undo_add(struct kprobe_site *site, struct kprobe *probe)
 	list_del_rcu(&probe->list);
 	if (!kprobe_disabled(probe))
 		site->nr_enabled--;
-	if (list_empty(&site->probes)) {
+	if (list_empty(&site->kp.list)) {
 		hlist_del_rcu(&site->kp.hlist);
 		/* A trap on another CPU may be looking the site up. */
 		synchronize_rcu();
@@ -604,7 +569,7 @@ int register_kprobe(struct kprobe *probe)
 		hlist_add_head_rcu(&site->kp.hlist, site_bucket(addr));
 	}
 	/* Handlers must see a fully set up probe before it can be hit. */
-	list_add_tail_rcu(&probe->list, &site->probes);
+	list_add_tail_rcu(&probe->list, &site->kp.list);
 	if (!kprobe_disabled(probe))
 		site->nr_enabled++;
 	ret = kprobe_site_sync_arming(site);
@@ -645,7 +610,7 @@ static struct kprobe_site *detach_probe(struct kprobe *probe)
 	list_del_rcu(&probe->list);
 	if (!kprobe_disabled(probe))
 		site->nr_enabled--;
-	if (list_empty(&site->probes)) {
+	if (list_empty(&site->kp.list)) {
 		site->nr_enabled = 0;
 		if (site->armed)
 			site_disarm(site);

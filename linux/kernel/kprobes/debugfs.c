@@ -47,7 +47,7 @@ static void show_site(struct kprobe_site *site, void *m)
 {
 	struct kprobe *probe;
 
-	list_for_each_entry(probe, &site->probes, list)
+	list_for_each_entry(probe, &site->kp.list, list)
 		show_probe(m, site, probe);
 }
 

@@ -6,7 +6,7 @@
  * Every probed address has one struct kprobe_site.  Its embedded kprobe is
  * what the hash table holds, what the architecture arms and what
  * current_kprobe points to during a hit; the probes users registered hang
- * off site->probes in registration order.  A single probe therefore costs
+ * off site->kp.list in registration order.  A single probe therefore costs
  * one extra list step on a hit and nothing else, and several probes at one
  * address need no special case.
  */
@@ -17,8 +17,8 @@
 #include <linux/module.h>
 
 struct kprobe_site {
+	/* kp.list heads the users' probes (see kprobes_arch.h). */
 	struct kprobe kp;
-	struct list_head probes;
 	/* Users at this address that are neither disabled nor gone. */
 	unsigned int nr_enabled;
 	/* The breakpoint (or ftrace hook) is in place. */
@@ -48,7 +48,6 @@ extern unsigned long __start_kprobe_blacklist[];
 extern unsigned long __stop_kprobe_blacklist[];
 
 /* core.c */
-DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 int kprobe_detach_batch(struct kprobe **kps, int num,
 			struct kprobe_site **dead);
 void kprobe_free_batch(struct kprobe **kps, int num,
