@@ -528,10 +528,12 @@ static noinline int __init kpk_init_target(int x)
  */
 static void __ref kpk_init_text_goes_away(struct kunit *test)
 {
-	int (*volatile fn)(int) = kpk_init_target;
+	int (*fn)(int) = kpk_init_target;
 	struct kprobe kp = { .addr = (kprobe_opcode_t *)kpk_init_target,
 			     .pre_handler = count_pre };
 	struct kprobe kp2 = kp;
+
+	OPTIMIZER_HIDE_VAR(fn);
 
 	if (system_state >= SYSTEM_FREEING_INITMEM)
 		kunit_skip(test, "init text is already freed");

@@ -64,7 +64,7 @@ static void skip(const char *why)
 
 static long read_long(const char *path)
 {
-	char buf[64] = "";
+	char buf[64] = "", *end;
 	int fd = open(path, O_RDONLY);
 	long v;
 
@@ -73,7 +73,8 @@ static long read_long(const char *path)
 	if (read(fd, buf, sizeof(buf) - 1) <= 0)
 		buf[0] = 0;
 	close(fd);
-	if (sscanf(buf, "%ld", &v) != 1)
+	v = strtol(buf, &end, 10);
+	if (end == buf)
 		return -1;
 	return v;
 }
@@ -183,14 +184,24 @@ static uint64_t map_get(int map, uint32_t key)
 #define JEQ_IMM(d, i, o)	INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
 #define CALL(f)			INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
 #define EXIT()			INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
-#define LD_MAP(d, fd)		INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), \
-				INSN(0, 0, 0, 0, 0)
+/* A 64-bit load takes two slots; load_prog() fills in the map's fd. */
+#define LD_MAP(d)		INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, 0)
+#define LD_MAP_HI()		INSN(0, 0, 0, 0, 0)
 
-static int load_prog(const struct bpf_insn *insns, int n, const char *what)
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+
+static int load_prog(struct bpf_insn *insns, int n, int map, const char *what)
 {
 	static char log[4096];
 	union bpf_attr attr;
-	int fd;
+	int fd, i;
+
+	for (i = 0; i < n; i++)
+		if (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+		    insns[i].src_reg == BPF_PSEUDO_MAP_FD)
+			insns[i].imm = map;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_KPROBE;
@@ -212,7 +223,7 @@ static int load_prog(const struct bpf_insn *insns, int n, const char *what)
  */
 static int load_recorder(int map, int hits, int value, int ctx_off)
 {
-	const struct bpf_insn prog[] = {
+	struct bpf_insn prog[] = {
 		MOV64_REG(BPF_REG_6, BPF_REG_1),
 		CALL(BPF_FUNC_get_current_pid_tgid),
 		RSH64_IMM(BPF_REG_0, 32),
@@ -221,7 +232,7 @@ static int load_recorder(int map, int hits, int value, int ctx_off)
 		ST32_IMM(BPF_REG_10, -4, hits),
 		MOV64_REG(BPF_REG_2, BPF_REG_10),
 		ADD64_IMM(BPF_REG_2, -4),
-		LD_MAP(BPF_REG_1, map),
+		LD_MAP(BPF_REG_1), LD_MAP_HI(),
 		CALL(BPF_FUNC_map_lookup_elem),
 		JEQ_IMM(BPF_REG_0, 0, 11),		/* to "out" */
 		MOV64_IMM(BPF_REG_1, 1),
@@ -231,7 +242,7 @@ static int load_recorder(int map, int hits, int value, int ctx_off)
 		ST32_IMM(BPF_REG_10, -4, value),
 		MOV64_REG(BPF_REG_2, BPF_REG_10),
 		ADD64_IMM(BPF_REG_2, -4),
-		LD_MAP(BPF_REG_1, map),
+		LD_MAP(BPF_REG_1), LD_MAP_HI(),
 		CALL(BPF_FUNC_map_lookup_elem),
 		JEQ_IMM(BPF_REG_0, 0, 1),		/* to "out" */
 		STX64(BPF_REG_0, BPF_REG_7, 0),
@@ -240,13 +251,13 @@ static int load_recorder(int map, int hits, int value, int ctx_off)
 		EXIT(),
 	};
 
-	return load_prog(prog, sizeof(prog) / sizeof(prog[0]), "recorder");
+	return load_prog(prog, ARRAY_SIZE(prog), map, "recorder");
 }
 
 /* For this process only: make the probed function return -ENOMEM. */
 static int load_override(void)
 {
-	const struct bpf_insn prog[] = {
+	struct bpf_insn prog[] = {
 		MOV64_REG(BPF_REG_6, BPF_REG_1),
 		CALL(BPF_FUNC_get_current_pid_tgid),
 		RSH64_IMM(BPF_REG_0, 32),
@@ -259,7 +270,7 @@ static int load_override(void)
 		EXIT(),
 	};
 
-	return load_prog(prog, sizeof(prog) / sizeof(prog[0]), "override");
+	return load_prog(prog, ARRAY_SIZE(prog), -1, "override");
 }
 
 /* How many lines of the kprobes debugfs list name the probed function. */

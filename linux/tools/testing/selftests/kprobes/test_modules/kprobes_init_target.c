@@ -40,8 +40,11 @@ static struct kprobe init_probe = {
 
 static int __init kprobes_init_target_init(void)
 {
-	int (*volatile work)(int) = kprobes_init_work;
+	int (*work)(int) = kprobes_init_work;
 	int ret;
+
+	/* Call through a pointer the compiler cannot see through. */
+	OPTIMIZER_HIDE_VAR(work);
 
 	init_probe.addr = (kprobe_opcode_t *)kprobes_init_work;
 	ret = register_kprobe(&init_probe);
