@@ -89,6 +89,29 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
 #endif
 
+#ifdef CONFIG_OPTPROBES
+/*
+ * Jump optimization (optional, CONFIG_OPTPROBES).  The core calls these
+ * under its mutex, for breakpoint (not ftrace) sites only, in this order:
+ * prepare when the site is created or a neighbour that blocked it goes;
+ * optimize from its optimizer, after the site's breakpoint has been armed
+ * and every CPU and task has been seen outside the region; unoptimize
+ * (back to the breakpoint) before disarming, or when the site may no
+ * longer be optimized; remove once no CPU can be in the detour.
+ */
+
+/* Check the region at @p->addr and build its detour.  0, or why not. */
+int arch_prepare_optimized_kprobe(struct kprobe *p);
+/* Free the detour (no CPU may still run in it). */
+void arch_remove_optimized_kprobe(struct kprobe *p);
+/* True when @addr is inside @p's region but not its first byte. */
+bool arch_within_optimized_kprobe(struct kprobe *p, unsigned long addr);
+/* Replace each armed breakpoint of @ps with a jump; text_mutex held. */
+void arch_optimize_kprobes(struct kprobe **ps, int n);
+/* Put @p's breakpoint back in place of its jump; text_mutex held. */
+void arch_unoptimize_kprobe(struct kprobe *p);
+#endif
+
 /* --- core: the port's trap handlers call these --- */
 
 /* The user probe whose handler runs on this CPU, for fault_handler. */

@@ -304,6 +304,7 @@ static int site_arm(struct kprobe_site *site)
 
 static void site_disarm(struct kprobe_site *site)
 {
+	kprobe_opt_unoptimize(site);
 	if (kprobe_ftrace(&site->kp)) {
 		WARN_ON_ONCE(kprobe_ftrace_disarm(&site->kp));
 	} else {
@@ -347,6 +348,7 @@ static void site_update_post(struct kprobe_site *site)
  */
 int kprobe_site_sync_arming(struct kprobe_site *site)
 {
+	int ret = 0;
 	bool want;
 
 	lockdep_assert_held(&probes_mutex);
@@ -358,12 +360,14 @@ int kprobe_site_sync_arming(struct kprobe_site *site)
 	if (site->nr_enabled)
 		site->kp.flags &= ~KPROBE_FLAG_DISABLED;
 	if (want && !site->armed)
-		return site_arm(site);
-	if (!want && site->armed)
+		ret = site_arm(site);
+	else if (!want && site->armed)
 		site_disarm(site);
 	if (!site->nr_enabled)
 		site->kp.flags |= KPROBE_FLAG_DISABLED;
-	return 0;
+	/* A jump in place of the breakpoint, or not (optimize.c). */
+	kprobe_opt_sync(site);
+	return ret;
 }
 
 /*
@@ -389,6 +393,7 @@ void kprobe_site_mark_gone(struct kprobe_site *site)
 	/* The slot may still be in use by a CPU finishing a hit. */
 	synchronize_rcu();
 	arch_remove_kprobe(&site->kp);
+	kprobe_opt_release(site);
 }
 
 /* --- registration --- */
@@ -421,6 +426,7 @@ static struct kprobe_site *new_site(struct kprobe *probe)
 		kfree(site);
 		return ERR_PTR(ret);
 	}
+	kprobe_opt_prepare(site);
 	return site;
 }
 
@@ -444,8 +450,10 @@ static int revive_site(struct kprobe_site *site, struct kprobe *probe)
 	else
 #endif
 		ret = arch_prepare_kprobe(kp);
-	if (!ret)
+	if (!ret) {
 		kp->flags &= ~KPROBE_FLAG_GONE;
+		kprobe_opt_prepare(site);
+	}
 	return ret;
 }
 
@@ -453,6 +461,7 @@ static void free_site(struct kprobe_site *site)
 {
 	if (!kprobe_gone(&site->kp))
 		arch_remove_kprobe(&site->kp);
+	kprobe_opt_release(site);
 	kfree(site);
 }
 
@@ -608,6 +617,7 @@ static struct kprobe_site *detach_probe(struct kprobe *probe)
 		return NULL;
 	}
 	list_del_rcu(&probe->list);
+	probe->flags &= ~KPROBE_FLAG_OPTIMIZED;
 	if (!kprobe_disabled(probe))
 		site->nr_enabled--;
 	if (list_empty(&site->kp.list)) {
@@ -615,6 +625,7 @@ static struct kprobe_site *detach_probe(struct kprobe *probe)
 		if (site->armed)
 			site_disarm(site);
 		hlist_del_rcu(&site->kp.hlist);
+		kprobe_opt_retry_around((unsigned long)site->kp.addr);
 		return site;
 	}
 	kprobe_site_sync_arming(site);
@@ -663,6 +674,9 @@ void kprobe_free_batch(struct kprobe **kps, int num,
 	 * handler of these probes or in a slot of these sites.
 	 */
 	synchronize_rcu();
+	/* A task preempted in a detour or boosted copy must have left it. */
+	if (n && IS_ENABLED(CONFIG_OPTPROBES) && IS_ENABLED(CONFIG_PREEMPTION))
+		synchronize_rcu_tasks();
 	for (i = 0; i < n; i++)
 		free_site(dead[i]);
 	for (i = 0; i < num; i++) {

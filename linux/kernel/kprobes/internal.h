@@ -23,6 +23,10 @@ struct kprobe_site {
 	unsigned int nr_enabled;
 	/* The breakpoint (or ftrace hook) is in place. */
 	bool armed;
+	/* The port built a detour: the site may be reached by a jump. */
+	bool can_optimize;
+	/* On the optimizer's queue (optimize.c). */
+	struct list_head opt_node;
 	struct rcu_head rcu;
 };
 
@@ -79,6 +83,23 @@ static inline int kprobe_ftrace_disarm(struct kprobe *probe)
 {
 	return -ENODEV;
 }
+#endif
+
+/* optimize.c (CONFIG_OPTPROBES) */
+#ifdef CONFIG_OPTPROBES
+void kprobe_opt_prepare(struct kprobe_site *site);
+void kprobe_opt_sync(struct kprobe_site *site);
+void kprobe_opt_unoptimize(struct kprobe_site *site);
+void kprobe_opt_retry_around(unsigned long addr);
+void kprobe_opt_release(struct kprobe_site *site);
+void kprobe_opt_flush(void);
+void kprobe_set_optimization(bool on);
+#else
+static inline void kprobe_opt_prepare(struct kprobe_site *site) {}
+static inline void kprobe_opt_sync(struct kprobe_site *site) {}
+static inline void kprobe_opt_unoptimize(struct kprobe_site *site) {}
+static inline void kprobe_opt_retry_around(unsigned long addr) {}
+static inline void kprobe_opt_release(struct kprobe_site *site) {}
 #endif
 
 #endif /* _KERNEL_KPROBES_INTERNAL_H */

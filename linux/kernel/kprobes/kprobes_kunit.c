@@ -13,8 +13,12 @@
 #include <linux/vmalloc.h>
 #include <linux/kallsyms.h>
 #include <linux/ftrace.h>
+
+#include "internal.h"
 #ifdef CONFIG_X86
 #include <asm/trapnr.h>
+#include <asm/ibt.h>
+#include <asm/linkage.h>
 #endif
 
 /* Targets: kept out of line so each call really runs their code. */
@@ -326,7 +330,7 @@ static unsigned long kpk_body_size(struct kunit *test)
  * each instruction is single-stepped (or emulated); without, instructions
  * that allow it run boosted, with no trap after them.
  */
-static void body_probes(struct kunit *test, bool post)
+static void body_probes(struct kunit *test, bool post, bool settle)
 {
 	unsigned long size = kpk_body_size(test);
 	struct kprobe *kps;
@@ -345,6 +349,11 @@ static void body_probes(struct kunit *test, bool post)
 			n++;
 	}
 	KUNIT_ASSERT_GE(test, n, 3);
+#ifdef CONFIG_OPTPROBES
+	/* Let the optimizer put in the jumps the regions allow. */
+	if (settle)
+		kprobe_opt_flush();
+#endif
 	KUNIT_EXPECT_EQ(test, call_body(7), expected);
 	KUNIT_EXPECT_GE(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, posts, post ? hits : 0);
@@ -357,12 +366,17 @@ static void body_probes(struct kunit *test, bool post)
 
 static void kpk_body_probes_stepped(struct kunit *test)
 {
-	body_probes(test, true);
+	body_probes(test, true, false);
 }
 
 static void kpk_body_probes_boosted(struct kunit *test)
 {
-	body_probes(test, false);
+	body_probes(test, false, false);
+}
+
+static void kpk_body_probes_optimized(struct kunit *test)
+{
+	body_probes(test, false, true);
 }
 
 #if defined(CONFIG_X86) && !defined(CONFIG_PREEMPTION)
@@ -513,6 +527,163 @@ static void kpk_arming_failure_leaves_nothing(struct kunit *test)
 }
 #endif
 
+#if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
+/*
+ * A function whose code the test controls: (x + 7) * 3 + x.  Its first two
+ * instructions (2 + 3 bytes) are exactly what a jump replaces, and the
+ * second one is a boundary inside that region.
+ */
+asm(
+	".pushsection .text\n"
+	".type kpk_opt_asm, @function\n"
+	"kpk_opt_asm:\n"
+	ASM_ENDBR
+	"	movl %edi, %eax\n"
+	"	addl $7, %eax\n"
+	"	imull $3, %eax, %eax\n"
+	"	addl %edi, %eax\n"
+	ASM_RET
+	".size kpk_opt_asm, .-kpk_opt_asm\n"
+	".popsection\n"
+);
+int kpk_opt_asm(int x);
+
+static int kpk_opt_expected(int x)
+{
+	return (x + 7) * 3 + x;
+}
+
+/* Run the optimizer and say whether @kp's site now has its jump. */
+static bool jumped(struct kprobe *kp)
+{
+	kprobe_opt_flush();
+	return kprobe_optimized(get_kprobe(kp->addr));
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(kpk_unregister, unregister_kprobe, struct kprobe *);
+
+/*
+ * A probe that is unregistered when the case ends, however it ends: an
+ * assertion that fails halfway must not leave it in the table.
+ */
+static struct kprobe *test_probe(struct kunit *test, const struct kprobe *init)
+{
+	struct kprobe *kp = kunit_kzalloc(test, sizeof(*kp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, kp);
+	*kp = *init;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpk_unregister, kp), 0);
+	return kp;
+}
+
+static void kpk_optimized_probe(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_opt_asm", .pre_handler = count_pre });
+	int (*fn)(int) = kpk_opt_asm;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	/* Queued: the breakpoint sends the hit to the detour's copy. */
+	KUNIT_EXPECT_EQ(test, fn(1), kpk_opt_expected(1));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_EQ(test, fn(2), kpk_opt_expected(2));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, fn(3), kpk_opt_expected(3));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+}
+
+/* Unlike upstream, a pre_handler may redirect an optimized probe too. */
+static void kpk_optimized_redirect(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_opt_asm", .pre_handler = redirect_pre });
+	int (*fn)(int) = kpk_opt_asm;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_EQ(test, fn(5), kpk_replacement(5));
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, fn(5), kpk_opt_expected(5));
+}
+
+/*
+ * The jump goes as soon as it must: a post_handler, disabling, the sysctl,
+ * a probe inside the region; and comes back when the reason goes.
+ */
+static void kpk_optimization_reverts(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_opt_asm", .pre_handler = count_pre });
+	struct kprobe *post = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_opt_asm", .post_handler = count_post });
+	struct kprobe *inner = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre });
+	int (*fn)(int) = kpk_opt_asm;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(post), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(1), kpk_opt_expected(1));
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	unregister_kprobe(post);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+
+	KUNIT_EXPECT_EQ(test, disable_kprobe(kp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_EQ(test, enable_kprobe(kp), 0);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+
+	kprobe_set_optimization(false);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(2), kpk_opt_expected(2));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	kprobe_set_optimization(true);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+
+	/* The addl after the two-byte movl lies inside the region. */
+	inner->addr = kp->addr + 2;
+	KUNIT_ASSERT_EQ(test, register_kprobe(inner), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(3), kpk_opt_expected(3));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	unregister_kprobe(inner);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(4), kpk_opt_expected(4));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+}
+#else
+static void kpk_optimized_probe(struct kunit *test)
+{
+	kunit_skip(test, "no jump optimization here");
+}
+
+static void kpk_optimized_redirect(struct kunit *test)
+{
+	kunit_skip(test, "no jump optimization here");
+}
+
+static void kpk_optimization_reverts(struct kunit *test)
+{
+	kunit_skip(test, "no jump optimization here");
+}
+#endif
+
 /* Only run during boot: its text is freed with the rest of init memory. */
 static noinline int __init kpk_init_target(int x)
 {
@@ -636,6 +807,10 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_body_probes_stepped),
 	KUNIT_CASE(kpk_body_probes_boosted),
 	KUNIT_CASE(kpk_boost_follows_post_handler),
+	KUNIT_CASE(kpk_body_probes_optimized),
+	KUNIT_CASE(kpk_optimized_probe),
+	KUNIT_CASE(kpk_optimized_redirect),
+	KUNIT_CASE(kpk_optimization_reverts),
 	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
 	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
 	KUNIT_CASE(kpk_init_text_goes_away),

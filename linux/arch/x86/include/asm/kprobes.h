@@ -20,10 +20,12 @@ typedef u8 kprobe_opcode_t;
 /*
  * A slot holds the copy that is single-stepped (the instruction and an
  * int3) and, for boostable instructions, a second copy followed by a jump
- * back to the instruction after the probe.
+ * back to the instruction after the probe.  An optimized probe's detour
+ * takes a second slot (see opt.c).
  */
-#define KPROBE_INSN_SLOT_SIZE	(2 * MAX_INSN_SIZE + INT3_INSN_SIZE + \
-				 JMP32_INSN_SIZE)
+#define KPROBE_INSN_SLOT_SIZE	40
+static_assert(KPROBE_INSN_SLOT_SIZE >= 2 * MAX_INSN_SIZE + INT3_INSN_SIZE +
+	      JMP32_INSN_SIZE);
 
 /*
  * How a hit replays the probed instruction.  Everything that depends on
@@ -43,6 +45,9 @@ enum kprobe_x86_replay {
 	KPROBE_X86_CLI,
 	KPROBE_X86_STI,
 };
+
+/* Where a detour's copy of the region starts (see opt.c). */
+#define KPROBE_DETOUR_COPY	(8 + CALL_INSN_SIZE)
 
 struct arch_specific_insn {
 	/* Out-of-line copy for KPROBE_X86_STEP, else NULL. */
@@ -64,6 +69,16 @@ struct arch_specific_insn {
 	/* Address size of a loop instruction, 4 or 8. */
 	u8 asize;
 	s32 rel;
+#ifdef CONFIG_OPTPROBES
+	/*
+	 * The detour slot when the probe can be reached by a jmp, else NULL.
+	 * The relocated region starts KPROBE_DETOUR_COPY bytes in.
+	 */
+	kprobe_opcode_t *detour;
+	/* Bytes of instructions the jmp covers, and the five it overwrites. */
+	u8 region_len;
+	u8 replaced[JMP32_INSN_SIZE];
+#endif
 };
 
 /* What a CPU remembers about a probe hit while the instruction steps. */

@@ -56,4 +56,9 @@
 #error "x86 kprobes are built for x86_64 only"
 #endif
 
+#ifndef __ASSEMBLY__
+#include <linux/types.h>
+int kprobe_read_original(unsigned long addr, u8 *buf);
+#endif
+
 #endif /* __X86_KERNEL_KPROBES_COMMON_H */

@@ -236,12 +236,22 @@ NOKPROBE_SYMBOL(finish_hit);
 static void replay(struct kprobe *probe, struct pt_regs *regs,
 		   struct kprobe_ctlblk *kcb, bool reentered)
 {
-	if (probe->ainsn.boost && !probe->post_handler) {
+	kprobe_opcode_t *copy = probe->ainsn.boost;
+
+#ifdef CONFIG_OPTPROBES
+	/*
+	 * The detour's copy of the region serves as well: probes queued for
+	 * a jump skip the single step that way until the jump is in.
+	 */
+	if (probe->ainsn.detour)
+		copy = probe->ainsn.detour + KPROBE_DETOUR_COPY;
+#endif
+	if (copy && !probe->post_handler) {
 		if (reentered)
 			restore_outer(kcb);
 		else
 			reset_current_kprobe();
-		regs->ip = (unsigned long)probe->ainsn.boost;
+		regs->ip = (unsigned long)copy;
 		return;
 	}
 	if (probe->ainsn.replay != KPROBE_X86_STEP) {

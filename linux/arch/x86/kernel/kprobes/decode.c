@@ -22,19 +22,41 @@
 
 #include "common.h"
 
-/*
- * Read the instruction bytes at @addr as they were before any probe: an
- * armed probe's int3 is replaced by the opcode it hides.
+/**
+ * kprobe_read_original() - the text at @addr as it was before any probe
+ * @addr: kernel text address
+ * @buf: MAX_INSN_SIZE bytes
+ *
+ * An armed probe's int3 is replaced by the opcode it hides, and the bytes
+ * of an optimized probe's jmp by those it displaced.  Called under the
+ * core's mutex, so the sites cannot change underneath.
+ *
+ * Return: 0, or -EFAULT when the text cannot be read.
  */
-static int read_original(unsigned long addr, u8 *buf)
+int kprobe_read_original(unsigned long addr, u8 *buf)
 {
-	struct kprobe *site;
+	unsigned long at;
+	struct kprobe *p;
 
 	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
 		return -EFAULT;
-	site = get_kprobe((void *)addr);
-	if (site)
-		buf[0] = site->ainsn.bytes[0];
+	for (at = addr - JMP32_INSN_SIZE + 1; at < addr + MAX_INSN_SIZE; at++) {
+		p = get_kprobe((void *)at);
+		/* An ftrace site's text is ftrace's business, not a probe's. */
+		if (!p || kprobe_ftrace(p))
+			continue;
+		if (at >= addr)
+			buf[at - addr] = p->ainsn.bytes[0];
+#ifdef CONFIG_OPTPROBES
+		if (kprobe_optimized(p)) {
+			int i;
+
+			for (i = 0; i < JMP32_INSN_SIZE; i++)
+				if (at + i >= addr && at + i < addr + MAX_INSN_SIZE)
+					buf[at + i - addr] = p->ainsn.replaced[i];
+		}
+#endif
+	}
 	return 0;
 }
 
@@ -48,7 +70,7 @@ static int check_boundary(unsigned long addr)
 	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
 		return -EILSEQ;
 	for (pos = addr - offset; pos < addr; pos += insn.length) {
-		if (read_original(pos, buf) ||
+		if (kprobe_read_original(pos, buf) ||
 		    insn_decode_kernel(&insn, buf) < 0 || !insn.length)
 			return -EILSEQ;
 	}
@@ -248,7 +270,7 @@ int arch_prepare_kprobe(struct kprobe *probe)
 	if (ret)
 		return ret;
 	memset(ai, 0, sizeof(*ai));
-	if (read_original(addr, ai->bytes))
+	if (kprobe_read_original(addr, ai->bytes))
 		return -EFAULT;
 	if (insn_decode_kernel(&insn, ai->bytes) < 0)
 		return -EILSEQ;

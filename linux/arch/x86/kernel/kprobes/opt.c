@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 jump optimization: a probe whose instruction, together with the ones
+ * after it, can run from a copy is reached by a 5-byte jmp instead of an
+ * int3.  The jmp leads to the probe's detour, which lives in an
+ * instruction slot:
+ *
+ *	+0	the site's struct kprobe *
+ *	+8	call kprobe_detour_entry
+ *	+13	the region's instructions, relocated
+ *	...	jmp to the first instruction after the region
+ *
+ * kprobe_detour_entry builds a struct pt_regs the way a trap would, runs
+ * the handlers and returns to the copy (or to where a pre_handler sent
+ * execution).  The call's return address is how it finds the probe.
+ *
+ * The region is the probed instruction and as many after it as it takes
+ * to cover the jmp.  Everything the core relies on before it asks for the
+ * jmp is checked here: the region stays inside one function, nothing in
+ * the function jumps into it past its first byte, the function has no
+ * indirect jump (it could land anywhere), no instruction in the region has
+ * an exception-table entry, branches, calls or returns, and no other
+ * subsystem patches those bytes.
+ */
+#include <linux/kprobes_arch.h>
+#include <linux/extable.h>
+#include <linux/kallsyms.h>
+#include <linux/jump_label.h>
+#include <linux/static_call.h>
+#include <linux/ftrace.h>
+#include <linux/memory.h>
+#include <linux/perf_event.h>
+#include <asm/insn.h>
+#include <asm/nospec-branch.h>
+#include <asm/text-patching.h>
+
+#include "common.h"
+
+#define DETOUR_OWNER	0
+#define DETOUR_CALL	8
+#define DETOUR_COPY	KPROBE_DETOUR_COPY
+static_assert(DETOUR_COPY == DETOUR_CALL + CALL_INSN_SIZE);
+/* The longest region: a 4-byte instruction followed by a 15-byte one. */
+#define DETOUR_MAX_COPY	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
+
+static_assert(DETOUR_COPY + DETOUR_MAX_COPY + JMP32_INSN_SIZE <=
+	      KPROBE_INSN_SLOT_SIZE);
+
+/*
+ * Entered by the call in a detour, on the probed code's stack: [rsp] is the
+ * return address into the detour.  Below it go ss and sp (filled in
+ * later), the flags and the general registers, in struct pt_regs order.
+ * Nothing may change the flags before pushfq.
+ */
+asm(
+	".pushsection .text\n"
+	".global kprobe_detour_entry\n"
+	".type kprobe_detour_entry, @function\n"
+	"kprobe_detour_entry:\n"
+	ANNOTATE_NOENDBR
+	UNWIND_HINT_FUNC
+	"	leaq -16(%rsp), %rsp\n"
+	"	pushfq\n"
+	SAVE_REGS_STRING
+	"	movq %rsp, %rdi\n"
+	"	call kprobe_detour_hit\n"
+	"	testl %eax, %eax\n"
+	"	jz 1f\n"
+	/* A pre_handler moved ip: return there instead of to the copy. */
+	"	movq 16 * 8(%rsp), %rax\n"
+	"	movq %rax, 21 * 8(%rsp)\n"
+	"1:\n"
+	RESTORE_REGS_STRING
+	"	popfq\n"
+	"	leaq 16(%rsp), %rsp\n"
+	ASM_RET
+	".size kprobe_detour_entry, .-kprobe_detour_entry\n"
+	".popsection\n"
+);
+void kprobe_detour_entry(void);
+NOKPROBE_SYMBOL(kprobe_detour_entry);
+
+__visible int kprobe_detour_hit(struct pt_regs *regs);
+
+/*
+ * Run the handlers of an optimized probe.  Returns non-zero when a
+ * pre_handler redirected execution to regs->ip.
+ */
+__visible int kprobe_detour_hit(struct pt_regs *regs)
+{
+	/* Right above the registers: the return address into the detour. */
+	unsigned long *back = (unsigned long *)(regs + 1);
+	struct kprobe *p = *(struct kprobe **)(*back - DETOUR_COPY + DETOUR_OWNER);
+	struct kprobe_ctlblk *kcb;
+	int redirected = 0;
+
+	/* What the registers looked like at the probed instruction. */
+	regs->ss = __KERNEL_DS;
+	regs->sp = (unsigned long)(back + 1);
+	regs->cs = __KERNEL_CS;
+	regs->orig_ax = ~0UL;
+	/* As after the int3 the probe would otherwise have hit. */
+	regs->ip = (unsigned long)p->addr + INT3_INSN_SIZE;
+
+	preempt_disable_notrace();
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(p);
+	} else if (!kprobe_disabled(p)) {
+		kcb = get_kprobe_ctlblk();
+		__this_cpu_write(current_kprobe, p);
+		kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+		redirected = kprobe_run_pre_handlers(p, regs);
+		reset_current_kprobe();
+	}
+	preempt_enable_notrace();
+	return redirected;
+}
+NOKPROBE_SYMBOL(kprobe_detour_hit);
+
+/* Would control land at @target, which is outside any one function? */
+static bool thunked_indirect(unsigned long target)
+{
+#ifdef CONFIG_MITIGATION_RETPOLINE
+	unsigned long base = (unsigned long)__x86_indirect_thunk_array;
+
+	if (target - base < 16 * sizeof(retpoline_thunk_t))
+		return true;
+#endif
+	return false;
+}
+
+/* Where a relative branch goes, or 0 for anything else. */
+static unsigned long branch_target(struct insn *insn, unsigned long at)
+{
+	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+
+	switch (op) {
+	case 0x70 ... 0x7f:
+	case 0xe0 ... 0xe3:
+	case 0xe8:
+	case 0xe9:
+	case 0xeb:
+		break;
+	case 0x0f:
+		if (op2 >= 0x80 && op2 <= 0x8f)
+			break;
+		return 0;
+	default:
+		return 0;
+	}
+	return at + insn->length + insn->immediate.value;
+}
+
+static bool is_indirect_jump(struct insn *insn)
+{
+	return insn->opcode.bytes[0] == 0xff &&
+	       X86_MODRM_REG(insn->modrm.bytes[0]) == 4;
+}
+
+/* May @insn run from the detour's copy? */
+static bool copyable(struct insn *insn, unsigned long at)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	if (branch_target(insn, at) || is_indirect_jump(insn))
+		return false;
+	switch (op) {
+	case 0xc2:			/* ret */
+	case 0xc3:
+	case 0xca:
+	case 0xcb:
+	case 0xcc:			/* int3, int n, into, iret */
+	case 0xcd:
+	case 0xce:
+	case 0xcf:
+	case 0xf1:
+	case 0xf4:			/* hlt */
+	case 0x9a:			/* far call */
+	case 0xea:
+		return false;
+	case 0xff:			/* call, far call/jmp through memory */
+		return X86_MODRM_REG(insn->modrm.bytes[0]) < 2 ||
+		       X86_MODRM_REG(insn->modrm.bytes[0]) == 6;
+	case 0x0f:
+		/* ud2, ud1, ud0, syscall and the system group */
+		switch (insn->opcode.bytes[1]) {
+		case 0x01: case 0x05: case 0x07: case 0x0b:
+		case 0xb9: case 0xff:
+			return false;
+		}
+	}
+	return !search_exception_tables(at);
+}
+
+/* Decode the original instruction at @at, seeing through probes. */
+static int decode_original(unsigned long at, struct insn *insn, u8 *buf)
+{
+	if (kprobe_read_original(at, buf))
+		return -EFAULT;
+	if (insn_decode_kernel(insn, buf) < 0 || !insn->length)
+		return -EILSEQ;
+	return 0;
+}
+
+/* The region at @addr: its length, or a negative errno. */
+static int region_of(unsigned long addr, u8 *copy)
+{
+	struct insn insn;
+	int len = 0, ret;
+
+	while (len < JMP32_INSN_SIZE) {
+		ret = decode_original(addr + len, &insn, copy + len);
+		if (ret)
+			return ret;
+		if (!copyable(&insn, addr + len))
+			return -EINVAL;
+		/* Another probe inside the region would be jumped over. */
+		if (len && get_kprobe((void *)(addr + len)))
+			return -EBUSY;
+		len += insn.length;
+	}
+	return len;
+}
+
+/* Nothing in the function may enter the region other than at its start. */
+static int check_function(unsigned long addr, int len)
+{
+	unsigned long size, offset, pos, end, target;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return -EINVAL;
+	pos = addr - offset;
+	end = pos + size;
+	if (addr + len > end)
+		return -EINVAL;
+	for (; pos < end; pos += insn.length) {
+		if (decode_original(pos, &insn, buf))
+			return -EINVAL;
+		if (is_indirect_jump(&insn))
+			return -EINVAL;
+		target = branch_target(&insn, pos);
+		if (thunked_indirect(target))
+			return -EINVAL;
+		if (target > addr && target < addr + len)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static bool reserved_by_others(unsigned long addr, int len)
+{
+	void *start = (void *)addr, *last = (void *)(addr + len - 1);
+	bool busy;
+
+	jump_label_lock();
+	preempt_disable();
+	busy = ftrace_text_reserved(start, last) ||
+	       jump_label_text_reserved(start, last) ||
+	       static_call_text_reserved(start, last);
+	preempt_enable();
+	jump_label_unlock();
+	if (busy)
+		return true;
+	scoped_guard(mutex, &text_mutex)
+		busy = alternatives_text_reserved(start, last);
+	return busy;
+}
+
+/* Copy the region to run at @to, rebasing RIP-relative operands. */
+static int relocate_region(u8 *dst, const u8 *src, int len,
+			   unsigned long from, unsigned long to)
+{
+	struct insn insn;
+	int pos;
+
+	memcpy(dst, src, len);
+	for (pos = 0; pos < len; pos += insn.length) {
+		s64 disp;
+
+		if (insn_decode_kernel(&insn, src + pos) < 0)
+			return -EILSEQ;
+		if (!insn_rip_relative(&insn))
+			continue;
+		disp = (s64)insn.displacement.value + (s64)from - (s64)to;
+		if (disp != (s32)disp)
+			return -ERANGE;
+		*(s32 *)(dst + pos + insn_offset_displacement(&insn)) = (s32)disp;
+	}
+	return 0;
+}
+
+static bool in_rel32_reach(unsigned long from, unsigned long to)
+{
+	s64 d = (s64)to - (s64)(from + JMP32_INSN_SIZE);
+
+	return d == (s32)d;
+}
+
+int arch_prepare_optimized_kprobe(struct kprobe *p)
+{
+	struct arch_specific_insn *ai = &p->ainsn;
+	unsigned long addr = (unsigned long)p->addr, slot;
+	u8 region[DETOUR_MAX_COPY + MAX_INSN_SIZE];
+	u8 buf[KPROBE_INSN_SLOT_SIZE];
+	kprobe_opcode_t *detour;
+	int len, ret;
+
+	if (ai->replay != KPROBE_X86_STEP && ai->replay != KPROBE_X86_NOP)
+		return -EINVAL;
+	len = region_of(addr, region);
+	if (len < 0)
+		return len;
+	ret = check_function(addr, len);
+	if (ret)
+		return ret;
+	if (reserved_by_others(addr, len))
+		return -EBUSY;
+
+	detour = kprobe_alloc_insn_slot();
+	if (!detour)
+		return -ENOMEM;
+	slot = (unsigned long)detour;
+	if (!in_rel32_reach(addr, slot + DETOUR_CALL) ||
+	    !in_rel32_reach(slot + DETOUR_CALL, (unsigned long)kprobe_detour_entry) ||
+	    !in_rel32_reach(slot + DETOUR_COPY + len, addr + len)) {
+		ret = -ERANGE;
+		goto fail;
+	}
+	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
+	*(struct kprobe **)(buf + DETOUR_OWNER) = p;
+	__text_gen_insn(buf + DETOUR_CALL, CALL_INSN_OPCODE,
+			(void *)(slot + DETOUR_CALL), kprobe_detour_entry,
+			CALL_INSN_SIZE);
+	ret = relocate_region(buf + DETOUR_COPY, region, len, addr,
+			      slot + DETOUR_COPY);
+	if (ret)
+		goto fail;
+	__text_gen_insn(buf + DETOUR_COPY + len, JMP32_INSN_OPCODE,
+			(void *)(slot + DETOUR_COPY + len), (void *)(addr + len),
+			JMP32_INSN_SIZE);
+	arch_write_insn_slot(detour, buf, DETOUR_COPY + len + JMP32_INSN_SIZE);
+
+	ai->detour = detour;
+	ai->region_len = len;
+	memcpy(ai->replaced, region, JMP32_INSN_SIZE);
+	return 0;
+fail:
+	kprobe_free_insn_slot(detour);
+	return ret;
+}
+
+void arch_remove_optimized_kprobe(struct kprobe *p)
+{
+	if (p->ainsn.detour) {
+		kprobe_free_insn_slot(p->ainsn.detour);
+		p->ainsn.detour = NULL;
+	}
+}
+
+bool arch_within_optimized_kprobe(struct kprobe *p, unsigned long addr)
+{
+	unsigned long start = (unsigned long)p->addr;
+
+	return p->ainsn.detour && addr > start &&
+	       addr < start + p->ainsn.region_len;
+}
+
+/*
+ * Replace the int3 of each site with a jmp to its detour.  No CPU runs the
+ * bytes after an int3 any more (the core waited for that), so the tails
+ * are written first, then the opcodes, each step made visible everywhere.
+ */
+void arch_optimize_kprobes(struct kprobe **ps, int n)
+{
+	u8 jmp[JMP32_INSN_SIZE];
+	int i;
+
+	lockdep_assert_held(&text_mutex);
+	for (i = 0; i < n; i++) {
+		unsigned long addr = (unsigned long)ps[i]->addr;
+
+		__text_gen_insn(jmp, JMP32_INSN_OPCODE, (void *)addr,
+				ps[i]->ainsn.detour + DETOUR_CALL, JMP32_INSN_SIZE);
+		text_poke((void *)(addr + INT3_INSN_SIZE), jmp + INT3_INSN_SIZE,
+			  JMP32_INSN_SIZE - INT3_INSN_SIZE);
+	}
+	text_poke_sync();
+	for (i = 0; i < n; i++) {
+		text_poke(ps[i]->addr, &(u8){ JMP32_INSN_OPCODE }, 1);
+		__text_gen_insn(jmp, JMP32_INSN_OPCODE, ps[i]->addr,
+				ps[i]->ainsn.detour + DETOUR_CALL, JMP32_INSN_SIZE);
+		perf_event_text_poke(ps[i]->addr, ps[i]->ainsn.replaced,
+				     JMP32_INSN_SIZE, jmp, JMP32_INSN_SIZE);
+	}
+	text_poke_sync();
+}
+
+/*
+ * Back to an int3: the opcode first, so nobody starts the jmp any more,
+ * then the bytes it displaced.
+ */
+void arch_unoptimize_kprobe(struct kprobe *p)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+
+	lockdep_assert_held(&text_mutex);
+	text_poke(p->addr, &int3, INT3_INSN_SIZE);
+	text_poke_sync();
+	text_poke(p->addr + INT3_INSN_SIZE, p->ainsn.replaced + INT3_INSN_SIZE,
+		  JMP32_INSN_SIZE - INT3_INSN_SIZE);
+	text_poke_sync();
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Jump optimization, the arch-neutral half (see <linux/kprobes_arch.h>).
+ *
+ * A breakpoint site whose port can build a detour for it is queued once
+ * its breakpoint is armed.  The optimizer, a delayed work item, takes
+ * everything queued at once, waits until no CPU and no task can still be
+ * inside any of the regions (the breakpoints divert whoever arrives later)
+ * and has the port swap the breakpoints for jumps in one batch.
+ *
+ * A site loses its jump synchronously, before anything else changes, as
+ * soon as it must not have one: disabled or disarmed, unregistered, a
+ * post_handler added (it needs the trap after the instruction), another
+ * probe planted inside its region, its text going away, or the sysctl
+ * debug.kprobes-optimization set to 0.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes_arch.h>
+#include <linux/workqueue.h>
+#include <linux/sysctl.h>
+#include <linux/memory.h>
+#include <linux/cpu.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/*
+ * Start at once: the optimizer takes whatever is queued when it runs, so
+ * probes registered together are still optimized together, and a probe on
+ * its own gets its jump within a grace period.
+ */
+#define OPTIMIZE_DELAY	0
+
+static int optimization_on = 1;
+static LIST_HEAD(opt_queue);
+static void kprobe_optimizer(struct work_struct *work);
+static DECLARE_DELAYED_WORK(optimizer_work, kprobe_optimizer);
+
+static bool wants_jump(struct kprobe_site *site)
+{
+	return optimization_on && site->can_optimize && site->armed &&
+	       !kprobe_ftrace(&site->kp) && !kprobe_gone(&site->kp) &&
+	       !kprobe_disabled(&site->kp) && !site->kp.post_handler;
+}
+
+/* The flag shows on the site and on every probe there. */
+static void show_optimized(struct kprobe_site *site, bool on)
+{
+	struct kprobe *probe;
+
+	if (on)
+		site->kp.flags |= KPROBE_FLAG_OPTIMIZED;
+	else
+		site->kp.flags &= ~KPROBE_FLAG_OPTIMIZED;
+	list_for_each_entry(probe, &site->kp.list, list) {
+		if (on)
+			probe->flags |= KPROBE_FLAG_OPTIMIZED;
+		else
+			probe->flags &= ~KPROBE_FLAG_OPTIMIZED;
+	}
+}
+
+/* Take the jump out (and the site off the queue); the breakpoint stays. */
+void kprobe_opt_unoptimize(struct kprobe_site *site)
+{
+	lockdep_assert_held(&probes_mutex);
+	list_del_init(&site->opt_node);
+	if (!kprobe_optimized(&site->kp))
+		return;
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	arch_unoptimize_kprobe(&site->kp);
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+	show_optimized(site, false);
+}
+
+/* After any change to @site: queue it for a jump, or take its jump out. */
+void kprobe_opt_sync(struct kprobe_site *site)
+{
+	lockdep_assert_held(&probes_mutex);
+	if (!wants_jump(site)) {
+		kprobe_opt_unoptimize(site);
+		return;
+	}
+	if (kprobe_optimized(&site->kp)) {
+		show_optimized(site, true);	/* for a newly added probe */
+		return;
+	}
+	if (list_empty(&site->opt_node)) {
+		list_add_tail(&site->opt_node, &opt_queue);
+		schedule_delayed_work(&optimizer_work, OPTIMIZE_DELAY);
+	}
+}
+
+/* Wait until no CPU or task can be running in a detour or region. */
+static void wait_out_runners(void)
+{
+	/* Expedited: an admin waiting for [OPTIMIZED] should not wait long. */
+	synchronize_rcu_expedited();
+	/* Only where a task can be preempted in the middle of the copy. */
+	if (IS_ENABLED(CONFIG_PREEMPTION))
+		synchronize_rcu_tasks();
+}
+
+/* @site may no longer be jumped to, and its detour goes. */
+static void block_site(struct kprobe_site *site)
+{
+	kprobe_opt_unoptimize(site);
+	/* Breakpoint hits may still be running the detour's copy. */
+	wait_out_runners();
+	arch_remove_optimized_kprobe(&site->kp);
+	site->can_optimize = false;
+}
+
+/*
+ * A new site at @site->kp.addr: sites whose region covers it lose their
+ * detour (the new breakpoint must not be jumped over), then the new site
+ * gets one if its own region allows.
+ */
+void kprobe_opt_prepare(struct kprobe_site *site)
+{
+	unsigned long addr = (unsigned long)site->kp.addr, at;
+	struct kprobe *kp;
+
+	lockdep_assert_held(&probes_mutex);
+	INIT_LIST_HEAD(&site->opt_node);
+	for (at = addr - 1; at > addr - KPROBE_INSN_SLOT_SIZE; at--) {
+		kp = get_kprobe((void *)at);
+		if (kp && to_site(kp)->can_optimize &&
+		    arch_within_optimized_kprobe(kp, addr))
+			block_site(to_site(kp));
+	}
+	if (!kprobe_ftrace(&site->kp))
+		site->can_optimize = !arch_prepare_optimized_kprobe(&site->kp);
+}
+
+/*
+ * The site at @addr is gone from the table: neighbours it blocked may get
+ * their detour back.
+ */
+void kprobe_opt_retry_around(unsigned long addr)
+{
+	struct kprobe_site *site;
+	unsigned long at;
+	struct kprobe *kp;
+
+	lockdep_assert_held(&probes_mutex);
+	for (at = addr - 1; at > addr - KPROBE_INSN_SLOT_SIZE; at--) {
+		kp = get_kprobe((void *)at);
+		if (!kp || kprobe_ftrace(kp) || kprobe_gone(kp))
+			continue;
+		site = to_site(kp);
+		if (site->can_optimize)
+			continue;
+		site->can_optimize = !arch_prepare_optimized_kprobe(kp);
+		kprobe_opt_sync(site);
+	}
+}
+
+/* Free the detour of a site nobody can reach any more. */
+void kprobe_opt_release(struct kprobe_site *site)
+{
+	if (site->can_optimize) {
+		arch_remove_optimized_kprobe(&site->kp);
+		site->can_optimize = false;
+	}
+}
+
+static void kprobe_optimizer(struct work_struct *work)
+{
+	struct kprobe_site *site, *next;
+	struct kprobe **batch;
+	LIST_HEAD(taken);
+	int n = 0, max = 0;
+
+	mutex_lock(&probes_mutex);
+	list_splice_init(&opt_queue, &taken);
+	mutex_unlock(&probes_mutex);
+	if (list_empty(&taken))
+		return;
+	/*
+	 * Every site taken has its breakpoint armed, so whoever reaches one
+	 * of the regions now is diverted; wait out those already inside.
+	 * Without the mutex: registration goes on meanwhile, and a site that
+	 * changes in between simply leaves the list.
+	 */
+	wait_out_runners();
+
+	mutex_lock(&probes_mutex);
+	list_for_each_entry(site, &taken, opt_node)
+		max++;
+	batch = max ? kmalloc_array(max, sizeof(*batch), GFP_KERNEL) : NULL;
+	list_for_each_entry_safe(site, next, &taken, opt_node) {
+		list_del_init(&site->opt_node);
+		if (!batch) {
+			/* Breakpoints keep working; try again later. */
+			kprobe_opt_sync(site);
+			continue;
+		}
+		if (wants_jump(site))
+			batch[n++] = &site->kp;
+	}
+	if (n) {
+		cpus_read_lock();
+		mutex_lock(&text_mutex);
+		arch_optimize_kprobes(batch, n);
+		mutex_unlock(&text_mutex);
+		cpus_read_unlock();
+		while (n--)
+			show_optimized(to_site(batch[n]), true);
+	}
+	kfree(batch);
+	mutex_unlock(&probes_mutex);
+}
+
+/**
+ * kprobe_opt_flush() - run the optimizer now and wait for it
+ *
+ * For tests and benchmarks that want to see the result of optimization
+ * without waiting for the delayed work to come round.
+ */
+void kprobe_opt_flush(void)
+{
+	flush_delayed_work(&optimizer_work);
+}
+
+static void resync_site(struct kprobe_site *site, void *unused)
+{
+	kprobe_opt_sync(site);
+}
+
+/**
+ * kprobe_set_optimization() - turn jump optimization on or off
+ * @on: the new setting
+ *
+ * Off takes every jump out before returning; on queues every site that
+ * can have one.  What debug.kprobes-optimization writes.
+ */
+void kprobe_set_optimization(bool on)
+{
+	mutex_lock(&probes_mutex);
+	optimization_on = on;
+	kprobe_visit_sites(resync_site, NULL);
+	mutex_unlock(&probes_mutex);
+	if (!on)
+		pr_info("jump optimization is off\n");
+}
+
+static int optimization_sysctl(const struct ctl_table *table, int write,
+			       void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int value = optimization_on, ret;
+	struct ctl_table t = *table;
+
+	t.data = &value;
+	ret = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
+	if (!ret && write)
+		kprobe_set_optimization(value);
+	return ret;
+}
+
+static struct ctl_table optimization_table[] = {
+	{
+		.procname	= "kprobes-optimization",
+		.data		= &optimization_on,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= optimization_sysctl,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+static int __init kprobes_optimization_init(void)
+{
+	register_sysctl_init("debug", optimization_table);
+	return 0;
+}
+late_initcall(kprobes_optimization_init);
