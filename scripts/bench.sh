@@ -29,11 +29,15 @@ for a in $ARCHES; do
 			extra=
 			[ "$mode" = icount ] && extra="-icount shift=0,sleep=off"
 			echo "== $v $a: benchmark ($mode)"
-			QEMU_EXTRA="$extra" LOG_SUFFIX="-bench-$mode" \
+			logf=$out/logs/$v-$a-bench-$mode.log
+			# A run that crashes or hangs keeps what it printed so far.
+			if ! QEMU_EXTRA="$extra" LOG_SUFFIX="-bench-$mode" \
 				BOOT_TIMEOUT=${BENCH_TIMEOUT:-5400} VARIANT=$v ARCH=$a \
 				"$top/scripts/boot.sh" bench tsc=reliable clocksource=tsc \
-				kunit.enable=0 bench_scale="$BENCH_SCALE" || exit 1
-			logf=$out/logs/$v-$a-bench-$mode.log
+				kunit.enable=0 bench_scale="$BENCH_SCALE"; then
+				what=$(grep -a -m1 -E 'Oops|BUG:|panic|TIMEOUT' "$logf" | tr -d '\r')
+				echo "$v $a $mode note the guest did not finish: ${what:-see $logf}" >> "$raw"
+			fi
 			if grep -a '^BENCH-ERROR' "$logf"; then
 				echo "   (errors above, see $logf)"
 				sed -n "s/^BENCH-ERROR \(.*\)\r\{0,1\}$/$v $a $mode note \1/p" "$logf" |

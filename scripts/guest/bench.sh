@@ -14,7 +14,9 @@ done
 echo "BENCH-INFO kernel $(uname -r)"
 echo "BENCH-INFO arch $(uname -m)"
 dmesg -n 1
+dmesg -c > /dev/null
 insmod /bench/kprobes_bench.ko || { echo "BENCH-ERROR cannot load the module"; exit 0; }
+report
 
 # Targets: traceable function entries with a unique name, not blacklisted,
 # and not our own.
@@ -25,9 +27,20 @@ grep -vxF -f /tmp/black /tmp/funcs | grep -v '^bench_\|kprobes_bench' > /tmp/tar
 echo "BENCH-INFO targets $(wc -l < /tmp/targets)"
 cat /tmp/targets > $B/targets
 
+# Print what the module reported since the last call, so a run that dies
+# later still leaves these results on the console.
+report() {
+	dmesg -c > /tmp/dmesg.new
+	sed -n 's/.*kprobes_bench: RESULT /BENCH /p' /tmp/dmesg.new
+	sed -n 's/.*kprobes_bench: INFO /BENCH-INFO /p' /tmp/dmesg.new
+	grep 'kprobes_bench: ' /tmp/dmesg.new | grep -v 'RESULT\|INFO\|taints kernel' |
+		sed 's/^/BENCH-ERROR /'
+}
+
 cmd() {
 	echo "BENCH-INFO running: $*"
 	echo "$*" > $B/run || echo "BENCH-ERROR '$*' failed"
+	report
 }
 
 cmd hits
@@ -44,8 +57,4 @@ for n in $(echo "$scale" | tr ',' ' '); do
 done
 cmd mem 1000
 
-dmesg | sed -n 's/.*kprobes_bench: RESULT /BENCH /p'
-dmesg | sed -n 's/.*kprobes_bench: INFO /BENCH-INFO /p'
-dmesg | grep 'kprobes_bench: ' | grep -v 'RESULT\|INFO\|taints kernel' |
-	sed 's/^/BENCH-ERROR /'
 rmmod kprobes_bench
