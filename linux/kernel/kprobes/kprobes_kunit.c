@@ -13,12 +13,12 @@
 #include <linux/vmalloc.h>
 #include <linux/kallsyms.h>
 #include <linux/ftrace.h>
+#include <linux/linkage.h>
 
 #include "internal.h"
 #ifdef CONFIG_X86
 #include <asm/trapnr.h>
 #include <asm/ibt.h>
-#include <asm/linkage.h>
 #endif
 
 /* Targets: kept out of line so each call really runs their code. */
@@ -533,8 +533,7 @@ static void kpk_arming_failure_leaves_nothing(struct kunit *test)
  * instructions (2 + 3 bytes) are exactly what a jump replaces, and the
  * second one is a boundary inside that region.
  */
-asm(
-	".pushsection .text\n"
+asm(".pushsection .text\n"
 	".type kpk_opt_asm, @function\n"
 	"kpk_opt_asm:\n"
 	ASM_ENDBR
@@ -544,9 +543,13 @@ asm(
 	"	addl %edi, %eax\n"
 	ASM_RET
 	".size kpk_opt_asm, .-kpk_opt_asm\n"
-	".popsection\n"
-);
-int kpk_opt_asm(int x);
+	".popsection\n");
+
+/* Looked up by name: nothing in C needs to know its prototype. */
+static int (*kpk_opt_fn(void))(int x)
+{
+	return (int (*)(int x))kallsyms_lookup_name("kpk_opt_asm");
+}
 
 static int kpk_opt_expected(int x)
 {
@@ -580,9 +583,9 @@ static void kpk_optimized_probe(struct kunit *test)
 {
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {
 		.symbol_name = "kpk_opt_asm", .pre_handler = count_pre });
-	int (*fn)(int) = kpk_opt_asm;
+	int (*fn)(int x) = kpk_opt_fn();
 
-	OPTIMIZER_HIDE_VAR(fn);
+	KUNIT_ASSERT_NOT_NULL(test, fn);
 	reset_counts();
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	/* Queued: the breakpoint sends the hit to the detour's copy. */
@@ -602,9 +605,9 @@ static void kpk_optimized_redirect(struct kunit *test)
 {
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {
 		.symbol_name = "kpk_opt_asm", .pre_handler = redirect_pre });
-	int (*fn)(int) = kpk_opt_asm;
+	int (*fn)(int x) = kpk_opt_fn();
 
-	OPTIMIZER_HIDE_VAR(fn);
+	KUNIT_ASSERT_NOT_NULL(test, fn);
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_ASSERT_TRUE(test, jumped(kp));
 	KUNIT_EXPECT_EQ(test, fn(5), kpk_replacement(5));
@@ -624,9 +627,9 @@ static void kpk_optimization_reverts(struct kunit *test)
 		.symbol_name = "kpk_opt_asm", .post_handler = count_post });
 	struct kprobe *inner = test_probe(test, &(struct kprobe) {
 		.pre_handler = count_pre });
-	int (*fn)(int) = kpk_opt_asm;
+	int (*fn)(int x) = kpk_opt_fn();
 
-	OPTIMIZER_HIDE_VAR(fn);
+	KUNIT_ASSERT_NOT_NULL(test, fn);
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_ASSERT_TRUE(test, jumped(kp));
 

@@ -97,6 +97,11 @@ struct kprobe_ctlblk {
 };
 
 int kprobe_int3_handler(struct pt_regs *regs);
+#ifdef CONFIG_OPTPROBES
+/* The detour's shared entry stub and the handler it calls (opt.c). */
+void kprobe_detour_entry(void);
+__visible int kprobe_detour_hit(struct pt_regs *regs);
+#endif
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 
 #endif /* CONFIG_KPROBES */

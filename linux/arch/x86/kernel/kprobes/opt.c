@@ -38,13 +38,13 @@
 
 #define DETOUR_OWNER	0
 #define DETOUR_CALL	8
+/* The copy starts right after the call (asm/kprobes.h has its own use). */
 #define DETOUR_COPY	KPROBE_DETOUR_COPY
-static_assert(DETOUR_COPY == DETOUR_CALL + CALL_INSN_SIZE);
 /* The longest region: a 4-byte instruction followed by a 15-byte one. */
 #define DETOUR_MAX_COPY	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
 
-static_assert(DETOUR_COPY + DETOUR_MAX_COPY + JMP32_INSN_SIZE <=
-	      KPROBE_INSN_SLOT_SIZE);
+/* Bytes of a detour whose region is @len bytes long. */
+#define DETOUR_SIZE(len)	(DETOUR_COPY + (len) + JMP32_INSN_SIZE)
 
 /*
  * Entered by the call in a detour, on the probed code's stack: [rsp] is the
@@ -52,8 +52,7 @@ static_assert(DETOUR_COPY + DETOUR_MAX_COPY + JMP32_INSN_SIZE <=
  * later), the flags and the general registers, in struct pt_regs order.
  * Nothing may change the flags before pushfq.
  */
-asm(
-	".pushsection .text\n"
+asm(".pushsection .text\n"
 	".global kprobe_detour_entry\n"
 	".type kprobe_detour_entry, @function\n"
 	"kprobe_detour_entry:\n"
@@ -75,12 +74,8 @@ asm(
 	"	leaq 16(%rsp), %rsp\n"
 	ASM_RET
 	".size kprobe_detour_entry, .-kprobe_detour_entry\n"
-	".popsection\n"
-);
-void kprobe_detour_entry(void);
+	".popsection\n");
 NOKPROBE_SYMBOL(kprobe_detour_entry);
-
-__visible int kprobe_detour_hit(struct pt_regs *regs);
 
 /*
  * Run the handlers of an optimized probe.  Returns non-zero when a
@@ -307,6 +302,8 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	kprobe_opcode_t *detour;
 	int len, ret;
 
+	BUILD_BUG_ON(DETOUR_SIZE(DETOUR_MAX_COPY) > KPROBE_INSN_SLOT_SIZE);
+	BUILD_BUG_ON(DETOUR_CALL + CALL_INSN_SIZE != DETOUR_COPY);
 	if (ai->replay != KPROBE_X86_STEP && ai->replay != KPROBE_X86_NOP)
 		return -EINVAL;
 	len = region_of(addr, region);
@@ -340,7 +337,7 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	__text_gen_insn(buf + DETOUR_COPY + len, JMP32_INSN_OPCODE,
 			(void *)(slot + DETOUR_COPY + len), (void *)(addr + len),
 			JMP32_INSN_SIZE);
-	arch_write_insn_slot(detour, buf, DETOUR_COPY + len + JMP32_INSN_SIZE);
+	arch_write_insn_slot(detour, buf, DETOUR_SIZE(len));
 
 	ai->detour = detour;
 	ai->region_len = len;

@@ -49,7 +49,11 @@ optimized "$found" || { echo "$old" > $OPT; ksft_fail "not optimized again after
 
 echo 0 > "$KPROBES_DIR/enabled"
 list_line "$TARGET_FUNC" | grep -q OPTIMIZED &&
-	{ echo 1 > "$KPROBES_DIR/enabled"; echo "$old" > $OPT; ksft_fail "[OPTIMIZED] while disarmed"; }
+	{
+		echo 1 > "$KPROBES_DIR/enabled"
+		echo "$old" > $OPT
+		ksft_fail "[OPTIMIZED] while disarmed"
+	}
 echo 1 > "$KPROBES_DIR/enabled"
 optimized "$found" || { echo "$old" > $OPT; ksft_fail "not optimized again after re-arming"; }
 before=$(hits opt)
