@@ -14,7 +14,7 @@
  *              reg N      register and unregister N probes on the targets,
  *                         one by one and as one batch, then the hit cost
  *                         while N probes are registered
- *              mem N      bytes per kprobe (N of them) and per kretprobe
+ *              mem N      slab bytes per kprobe (N of them) and per kretprobe
  *                         instance (4096 of them)
  * Results are printed as "kprobes_bench: RESULT <metric> <value> <unit>".
  * A metric whose probes did not fire as often as expected is not printed;
@@ -36,6 +36,7 @@
 #include <linux/delay.h>
 #include <linux/completion.h>
 #include <linux/mm.h>
+#include <linux/vmstat.h>
 #include <linux/uaccess.h>
 #include <linux/rcupdate.h>
 
@@ -401,15 +402,18 @@ static void report_ms(const char *metric, unsigned int n, u64 ns)
 	report(name, div_u64(ns, 10000), "ms");
 }
 
-/* Free memory once everything freed earlier really is free. */
-static u64 free_bytes(void)
+/*
+ * Bytes in slab pages, once everything freed earlier really is free.
+ * Slab pages are counted whether or not they came from a per-CPU page
+ * list, which a free-page count would miss; executable instruction slots
+ * (whole pages shared by many probes) are not included.
+ */
+static s64 slab_bytes(void)
 {
-	struct sysinfo si;
-
 	rcu_barrier();
 	msleep(100);
-	si_meminfo(&si);
-	return (u64)si.freeram * si.mem_unit;
+	return (global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
+		global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B)) * PAGE_SIZE;
 }
 
 /*
@@ -502,9 +506,9 @@ out:
 #define KRETPROBE_INSTANCES	4096
 
 /*
- * Approximate, from the free-memory count: other allocations add noise,
- * and memory a probe needs only once armed (ftrace's filter hash, say)
- * counts too, as it should.
+ * Approximate, from the slab page count: other allocations add noise, and
+ * memory a probe needs only once armed (ftrace's filter hash, say) counts
+ * too, as it should.
  */
 static int cmd_mem(unsigned int n)
 {
@@ -513,8 +517,7 @@ static int cmd_mem(unsigned int n)
 				.handler = count_ret,
 				.maxactive = KRETPROBE_INSTANCES };
 	unsigned int i;
-	s64 used;
-	u64 before;
+	s64 used, before;
 	int ret;
 
 	if (nr_targets < n)
@@ -529,20 +532,20 @@ static int cmd_mem(unsigned int n)
 		kps[i].symbol_name = targets[i];
 		batch[i] = &kps[i];
 	}
-	before = free_bytes();
+	before = slab_bytes();
 	ret = register_kretprobe(&rp);
 	if (ret)
 		goto out;
-	used = before - free_bytes();
+	used = slab_bytes() - before;
 	unregister_kretprobe(&rp);
 	report("bytes_per_kretprobe_instance",
 	       div_s64(max_t(s64, used, 0) * 100, KRETPROBE_INSTANCES), "B");
 
-	before = free_bytes();
+	before = slab_bytes();
 	ret = register_kprobes(batch, n);
 	if (ret)
 		goto out;
-	used = before - free_bytes();
+	used = slab_bytes() - before;
 	unregister_kprobes(batch, n);
 	report("bytes_per_kprobe", div_s64(max_t(s64, used, 0) * 100, n), "B");
 out:
