@@ -538,8 +538,12 @@ static int cmd_mem(unsigned int n)
 		goto out;
 	used = slab_bytes() - before;
 	unregister_kretprobe(&rp);
-	report("bytes_per_kretprobe_instance",
-	       div_s64(max_t(s64, used, 0) * 100, KRETPROBE_INSTANCES), "B");
+	/* Instance pools may live outside slab memory (objpool vmallocs). */
+	if (used > 0)
+		report("bytes_per_kretprobe_instance",
+		       div_s64(used * 100, KRETPROBE_INSTANCES), "B");
+	else
+		pr_err("bytes_per_kretprobe_instance: no slab growth: not reported\n");
 
 	before = slab_bytes();
 	ret = register_kprobes(batch, n);
@@ -547,7 +551,10 @@ static int cmd_mem(unsigned int n)
 		goto out;
 	used = slab_bytes() - before;
 	unregister_kprobes(batch, n);
-	report("bytes_per_kprobe", div_s64(max_t(s64, used, 0) * 100, n), "B");
+	if (used > 0)
+		report("bytes_per_kprobe", div_s64(used * 100, n), "B");
+	else
+		pr_err("bytes_per_kprobe: no slab growth: not reported\n");
 out:
 	kvfree(batch);
 	kvfree(kps);
