@@ -6,14 +6,8 @@
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs
 FF=/sys/kernel/debug/fail_function
-MOD=kprobes_target
-KO="$(dirname "$0")/test_modules/$MOD.ko"
-PARAMS=/sys/module/$MOD/parameters
 [ -d $FF ] || ksft_skip "no $FF (CONFIG_FAIL_FUNCTION)"
-[ -f "$KO" ] || ksft_skip "$KO was not built"
-
-rmmod $MOD 2>/dev/null
-insmod "$KO" || ksft_fail "cannot load $KO"
+load_test_module kprobes_target
 trap 'echo > $FF/inject; rmmod $MOD 2>/dev/null' EXIT
 grep -q kprobes_target_work $FF/injectable ||
 	ksft_fail "kprobes_target_work is not listed as injectable"

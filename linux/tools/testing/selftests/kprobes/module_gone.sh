@@ -6,13 +6,7 @@
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs tracefs
 cleanup_events
-MOD=kprobes_target
-KO="$(dirname "$0")/test_modules/$MOD.ko"
-PARAMS=/sys/module/$MOD/parameters
-
-rmmod $MOD 2>/dev/null
-[ -f "$KO" ] || ksft_skip "$KO was not built"
-insmod "$KO" || ksft_fail "cannot load $KO"
+load_test_module kprobes_target
 
 echo "p:kprobes/${EVENT_PREFIX}mod $MOD:kprobes_target_work" \
 	>> "$TRACE_DIR/kprobe_events" ||

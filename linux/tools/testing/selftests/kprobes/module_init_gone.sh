@@ -5,13 +5,7 @@
 # freed, and is unregistered cleanly when the module goes.
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs
-MOD=kprobes_init_target
-KO="$(dirname "$0")/test_modules/$MOD.ko"
-PARAMS=/sys/module/$MOD/parameters
-
-rmmod $MOD 2>/dev/null
-[ -f "$KO" ] || ksft_skip "$KO was not built"
-insmod "$KO" || ksft_fail "cannot load $KO (see dmesg)"
+load_test_module kprobes_init_target
 [ "$(cat $PARAMS/init_hits)" = 1 ] ||
 	ksft_fail "init-text probe hit $(cat $PARAMS/init_hits) times, expected 1"
 [ "$(cat $PARAMS/init_result)" = 41 ] ||

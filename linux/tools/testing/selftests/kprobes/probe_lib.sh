@@ -66,3 +66,14 @@ trigger() {
 list_line() {
 	grep -E "[[:space:]]$1\+0x[0-9a-f]+([[:space:]]|\$)" "$KPROBES_DIR/list"
 }
+
+# load_test_module NAME: load test_modules/NAME.ko afresh (skip the test
+# when it was not built).  Sets MOD, KO and PARAMS for the caller.
+load_test_module() {
+	MOD=$1
+	KO="$(dirname "$0")/test_modules/$MOD.ko"
+	PARAMS=/sys/module/$MOD/parameters
+	[ -f "$KO" ] || ksft_skip "$KO was not built"
+	rmmod "$MOD" 2>/dev/null
+	insmod "$KO" || ksft_fail "cannot load $KO (see dmesg)"
+}
