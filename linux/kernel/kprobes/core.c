@@ -497,6 +497,8 @@ static void undo_add(struct kprobe_site *site, struct kprobe *probe)
 		site->nr_enabled--;
 	if (list_empty(&site->kp.list)) {
 		hlist_del_rcu(&site->kp.hlist);
+		/* Neighbours the new site kept from a jump may have one again. */
+		kprobe_opt_retry_around((unsigned long)site->kp.addr);
 		/* A trap on another CPU may be looking the site up. */
 		synchronize_rcu();
 		free_site(site);
@@ -504,6 +506,7 @@ static void undo_add(struct kprobe_site *site, struct kprobe *probe)
 		if (!site->nr_enabled)
 			site->kp.flags |= KPROBE_FLAG_DISABLED;
 		site_update_post(site);
+		kprobe_opt_sync(site);
 	}
 	INIT_LIST_HEAD(&probe->list);
 }
