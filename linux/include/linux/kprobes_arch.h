@@ -28,6 +28,7 @@
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
+#include <linux/hash.h>
 
 #ifdef CONFIG_KPROBES
 
@@ -53,6 +54,12 @@ void arch_remove_kprobe(struct kprobe *p);
 /* Plant and remove the breakpoint at @p->addr; text_mutex is held. */
 void arch_arm_kprobe(struct kprobe *p);
 void arch_disarm_kprobe(struct kprobe *p);
+/*
+ * The same for @n probes at once; a port should make all of them visible
+ * with one synchronisation.  The defaults call the single forms.
+ */
+void arch_arm_kprobes(struct kprobe **kps, int n);
+void arch_disarm_kprobes(struct kprobe **kps, int n);
 
 /* One-time setup at boot (trap hooks, notifiers); 0 or an errno. */
 int arch_init_kprobes(void);
@@ -114,13 +121,83 @@ void arch_unoptimize_kprobe(struct kprobe *p);
 
 /* --- core: the port's trap handlers call these --- */
 
+/*
+ * Every probed address has one struct kprobe_site.  Its embedded kprobe is
+ * what get_kprobe() returns, what the port arms and what current_kprobe
+ * points to during a hit; the probes users registered hang off @kp.list
+ * in registration order.  Those that have a pre_handler are also chained,
+ * in the same order, behind @kp.hlist through their own hlist nodes: that
+ * chain is all a hit walks, so several probes at one address need no
+ * special case and a single one costs one pointer step.
+ *
+ * Only the core writes these fields; ports treat the site as its @kp.
+ */
+struct kprobe_site {
+	struct kprobe kp;
+	/* Links in the site table; which one a table uses is its @gen. */
+	struct hlist_node hnode[2];
+	/* Users at this address that are neither disabled nor gone. */
+	unsigned int nr_enabled;
+	/* The breakpoint (or ftrace hook) is in place. */
+	bool armed;
+	/* The port built a detour: the site may be reached by a jump. */
+	bool can_optimize;
+	/* Scratch mark of a batch operation, under the core's mutex. */
+	bool in_batch;
+	/* On the optimizer's queue (kernel/kprobes/optimize.c). */
+	struct list_head opt_node;
+};
+
+/*
+ * The address -> site hash (kernel/kprobes/table.c).  It doubles as sites
+ * are added, so a lookup stays short however many probes exist.  A resize
+ * links every site into the new table through its other @hnode, publishes
+ * the table and frees the old one after a grace period; lookups therefore
+ * never take a lock and never see a half-moved chain.
+ */
+struct kprobe_site_table {
+	unsigned int bits;
+	unsigned int gen;
+	struct rcu_head rcu;
+	struct hlist_head heads[];
+};
+
+extern struct kprobe_site_table __rcu *kprobe_sites;
+
+/**
+ * kprobe_lookup() - the site at @addr, for a hit path
+ * @addr: the probed address
+ *
+ * get_kprobe() for callers that run with interrupts or preemption off;
+ * inline because every hit pays for it.
+ *
+ * Return: the site's kprobe, or NULL.
+ */
+static __always_inline struct kprobe *kprobe_lookup(const void *addr)
+{
+	struct kprobe_site_table *t = rcu_dereference_raw(kprobe_sites);
+	struct hlist_node *node;
+	struct kprobe_site *site;
+
+	node = rcu_dereference_raw(hlist_first_rcu(&t->heads[hash_ptr(addr, t->bits)]));
+	for (; node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
+		site = container_of(node - t->gen, struct kprobe_site, hnode[0]);
+		if (site->kp.addr == addr)
+			return &site->kp;
+	}
+	return NULL;
+}
+
+
 /* The user probe whose handler runs on this CPU, for fault_handler. */
 DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 
 /*
  * The probe get_kprobe() returns stands for every probe at its address;
- * its @list heads theirs, in registration order.  The two helpers below
- * are inline because they are the whole cost of a hit besides the trap.
+ * its @list heads theirs, in registration order, and those with a
+ * pre_handler follow it, in the same order, on the hlist its @hlist node
+ * starts.  The two helpers below are inline because they are the whole
+ * cost of a hit besides the trap.
  */
 
 /**
@@ -135,11 +212,11 @@ DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 						    struct pt_regs *regs)
 {
-	struct kprobe *probe;
+	struct kprobe *probe = p;
 	bool redirected = false;
 
-	list_for_each_entry_rcu(probe, &p->list, list) {
-		if (kprobe_disabled(probe) || !probe->pre_handler)
+	hlist_for_each_entry_continue_rcu(probe, hlist) {
+		if (kprobe_disabled(probe))
 			continue;
 		__this_cpu_write(kprobe_in_handler, probe);
 		if (probe->pre_handler(probe, regs)) {

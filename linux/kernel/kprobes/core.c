@@ -12,7 +12,6 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
-#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/slab.h>
 #include <linux/kallsyms.h>
@@ -38,46 +37,7 @@ DEFINE_PER_CPU(struct kprobe *, kprobe_in_handler);
 /* Serialises every change to sites and probes; never taken on a hit. */
 DEFINE_MUTEX(probes_mutex);
 bool kprobes_armed_globally = true;
-struct hlist_head kprobe_table[1 << KPROBE_TABLE_BITS];
 static bool kprobes_ready;
-
-static struct hlist_head *site_bucket(const void *addr)
-{
-	return &kprobe_table[hash_ptr(addr, KPROBE_TABLE_BITS)];
-}
-
-void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg)
-{
-	struct kprobe_site *site;
-	struct hlist_node *next;
-	unsigned int bkt;
-
-	lockdep_assert_held(&probes_mutex);
-	for (bkt = 0; bkt < ARRAY_SIZE(kprobe_table); bkt++)
-		hlist_for_each_entry_safe(site, next, &kprobe_table[bkt], kp.hlist)
-			fn(site, arg);
-}
-
-/**
- * get_kprobe() - the probe site at an address
- * @addr: a kernel text address
- *
- * Return: the kprobe that stands for every probe registered at @addr, or
- * NULL.  Safe from any context that holds off a grace period (trap
- * handlers, RCU readers) as well as under the core's mutex.
- */
-struct kprobe *get_kprobe(void *addr)
-{
-	struct kprobe_site *site;
-
-	hlist_for_each_entry_rcu(site, site_bucket(addr), kp.hlist,
-				 lockdep_is_held(&probes_mutex)) {
-		if (site->kp.addr == addr)
-			return &site->kp;
-	}
-	return NULL;
-}
-NOKPROBE_SYMBOL(get_kprobe);
 
 /* --- what the arch's hit path calls --- */
 
@@ -208,11 +168,23 @@ static kprobe_opcode_t *resolve_probe_addr(kprobe_opcode_t *addr,
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset)
 {
-	bool on_entry;
-	kprobe_opcode_t *where = resolve_probe_addr(addr, sym, offset, &on_entry);
+	kprobe_opcode_t *where;
 
-	if (IS_ERR(where))
-		return PTR_ERR(where);
+	return kprobe_func_entry_of(addr, sym, offset, &where);
+}
+
+/*
+ * kprobe_on_func_entry() that also gives the resolved address in @where:
+ * kretprobes need it before registering.
+ */
+int kprobe_func_entry_of(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset, kprobe_opcode_t **where)
+{
+	bool on_entry;
+
+	*where = resolve_probe_addr(addr, sym, offset, &on_entry);
+	if (IS_ERR(*where))
+		return PTR_ERR(*where);
 	return on_entry ? 0 : -EINVAL;
 }
 
@@ -279,121 +251,6 @@ out:
 	preempt_enable();
 	jump_label_unlock();
 	return ret;
-}
-
-/* --- arming --- */
-
-static int site_arm(struct kprobe_site *site)
-{
-	if (kprobe_ftrace(&site->kp)) {
-		/* ftrace may refuse, e.g. when another ops modifies ip there. */
-		int ret = kprobe_ftrace_arm(&site->kp);
-
-		if (ret)
-			return ret;
-	} else {
-		cpus_read_lock();
-		mutex_lock(&text_mutex);
-		arch_arm_kprobe(&site->kp);
-		mutex_unlock(&text_mutex);
-		cpus_read_unlock();
-	}
-	site->armed = true;
-	return 0;
-}
-
-static void site_disarm(struct kprobe_site *site)
-{
-	kprobe_opt_unoptimize(site);
-	if (kprobe_ftrace(&site->kp)) {
-		WARN_ON_ONCE(kprobe_ftrace_disarm(&site->kp));
-	} else {
-		cpus_read_lock();
-		mutex_lock(&text_mutex);
-		arch_disarm_kprobe(&site->kp);
-		mutex_unlock(&text_mutex);
-		cpus_read_unlock();
-	}
-	site->armed = false;
-}
-
-static void site_post_handler(struct kprobe *kp, struct pt_regs *regs,
-			      unsigned long flags)
-{
-	kprobe_run_post_handlers(kp, regs);
-}
-NOKPROBE_SYMBOL(site_post_handler);
-
-/*
- * The site's own post_handler is set exactly when some live probe there
- * has one.  The arch reads it on a hit to decide whether the instruction
- * must be stepped with a trap afterwards or may run without one.
- */
-static void site_update_post(struct kprobe_site *site)
-{
-	struct kprobe *probe;
-	bool post = false;
-
-	list_for_each_entry(probe, &site->kp.list, list)
-		if (probe->post_handler && !kprobe_disabled(probe) &&
-		    !kprobe_gone(probe))
-			post = true;
-	WRITE_ONCE(site->kp.post_handler, post ? site_post_handler : NULL);
-}
-
-/*
- * Bring the site's breakpoint in line with what its probes and the global
- * switch want.  Gone sites are never touched: their text is gone too.
- * Returns 0, or the error that kept the site from being armed.
- */
-int kprobe_site_sync_arming(struct kprobe_site *site)
-{
-	int ret = 0;
-	bool want;
-
-	lockdep_assert_held(&probes_mutex);
-	site_update_post(site);
-	if (kprobe_gone(&site->kp))
-		return 0;
-	want = kprobes_armed_globally && site->nr_enabled;
-	/* Hits see the site enabled before it is armed, disabled after. */
-	if (site->nr_enabled)
-		site->kp.flags &= ~KPROBE_FLAG_DISABLED;
-	if (want && !site->armed)
-		ret = site_arm(site);
-	else if (!want && site->armed)
-		site_disarm(site);
-	if (!site->nr_enabled)
-		site->kp.flags |= KPROBE_FLAG_DISABLED;
-	/* A jump in place of the breakpoint, or not (optimize.c). */
-	kprobe_opt_sync(site);
-	return ret;
-}
-
-/*
- * The text under @site is about to be freed: mark every probe there [GONE].
- * They stay registered until their owners unregister them.  The text is
- * still mapped when we are told (module notifier, kprobe_free_init_mem()),
- * so the breakpoint is taken out properly: init code that still runs
- * before the memory is released must not trap on a site nobody looks up.
- */
-void kprobe_site_mark_gone(struct kprobe_site *site)
-{
-	struct kprobe *probe;
-
-	lockdep_assert_held(&probes_mutex);
-	if (kprobe_gone(&site->kp))
-		return;
-	if (site->armed)
-		site_disarm(site);
-	site->kp.flags |= KPROBE_FLAG_GONE;
-	list_for_each_entry(probe, &site->kp.list, list)
-		probe->flags |= KPROBE_FLAG_GONE;
-	site->nr_enabled = 0;
-	/* The slot may still be in use by a CPU finishing a hit. */
-	synchronize_rcu();
-	arch_remove_kprobe(&site->kp);
-	kprobe_opt_release(site);
 }
 
 /* --- registration --- */
@@ -487,152 +344,96 @@ static struct kprobe_site *site_of(struct kprobe *probe)
 }
 
 /*
- * Arming failed right after @probe joined @site: take it off again so the
- * caller is left with nothing registered.
+ * @probe joins @site: on its list, and on the chain of pre_handlers a hit
+ * walks when it has one.  Both keep registration order.
  */
-static void undo_add(struct kprobe_site *site, struct kprobe *probe)
+static void link_probe(struct kprobe_site *site, struct kprobe *probe)
+{
+	struct hlist_node *last = &site->kp.hlist;
+
+	list_add_tail_rcu(&probe->list, &site->kp.list);
+	if (!probe->pre_handler)
+		return;
+	while (last->next)
+		last = last->next;
+	hlist_add_behind_rcu(&probe->hlist, last);
+}
+
+/* Hits may still be walking past @probe until a grace period has passed. */
+static void unlink_probe(struct kprobe *probe)
 {
 	list_del_rcu(&probe->list);
-	if (!kprobe_disabled(probe))
-		site->nr_enabled--;
-	if (list_empty(&site->kp.list)) {
-		hlist_del_rcu(&site->kp.hlist);
-		/* Neighbours the new site kept from a jump may have one again. */
-		kprobe_opt_retry_around((unsigned long)site->kp.addr);
-		/* A trap on another CPU may be looking the site up. */
-		synchronize_rcu();
-		free_site(site);
-	} else {
-		if (!site->nr_enabled)
-			site->kp.flags |= KPROBE_FLAG_DISABLED;
-		site_update_post(site);
-		kprobe_opt_sync(site);
-	}
-	INIT_LIST_HEAD(&probe->list);
+	if (!hlist_unhashed(&probe->hlist))
+		hlist_del_rcu(&probe->hlist);
 }
-
-/**
- * register_kprobe() - plant a probe
- * @probe: the probe; set @addr or @symbol_name (+ @offset) and the handlers
- *
- * Return: 0 once the probe is live (or registered disabled, when
- * KPROBE_FLAG_DISABLED is set); @probe->addr then holds the probed address.
- * Errors: -EINVAL for a bad request (both or neither of @addr and
- * @symbol_name, an address outside kernel text or in the blacklist, @probe
- * already registered, an instruction that cannot be probed); -EILSEQ when
- * the address is not on an instruction boundary; -ENOENT for an unknown
- * symbol or a module going away; -ENOMEM; or ftrace's error when the
- * ftrace call site cannot be hooked.  On error nothing is left registered
- * and @probe's @addr and @flags are as the caller set them.
- */
-int register_kprobe(struct kprobe *probe)
-{
-	kprobe_opcode_t *asked_addr = probe->addr;
-	u32 asked_flags = probe->flags;
-	struct kprobe_site *site;
-	struct kprobe *kp;
-	struct module *mod;
-	kprobe_opcode_t *addr;
-	bool on_entry;
-	int ret;
-
-	if (!kprobes_ready)
-		return -EAGAIN;
-	addr = resolve_probe_addr(probe->addr, probe->symbol_name, probe->offset,
-				  &on_entry);
-	if (IS_ERR(addr))
-		return PTR_ERR(addr);
-
-	mutex_lock(&probes_mutex);
-	kp = get_kprobe(addr);
-	if (kp && site_has_probe(to_site(kp), probe)) {
-		ret = -EINVAL;
-		goto unlock;
-	}
-	mutex_unlock(&probes_mutex);
-
-	probe->addr = addr;
-	probe->flags &= KPROBE_FLAG_DISABLED;
-	if (on_entry)
-		probe->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
-	probe->nmissed = 0;
-	INIT_HLIST_NODE(&probe->hlist);
-	INIT_LIST_HEAD(&probe->list);
-
-	ret = check_probe_text(probe, &mod);
-	if (ret)
-		goto restore;
-
-	mutex_lock(&probes_mutex);
-	kp = get_kprobe(addr);
-	if (kp) {
-		site = to_site(kp);
-		if (kprobe_gone(kp)) {
-			ret = revive_site(site, probe);
-			if (ret)
-				goto put;
-		}
-	} else {
-		site = new_site(probe);
-		if (IS_ERR(site)) {
-			ret = PTR_ERR(site);
-			goto put;
-		}
-		hlist_add_head_rcu(&site->kp.hlist, site_bucket(addr));
-	}
-	/* Handlers must see a fully set up probe before it can be hit. */
-	list_add_tail_rcu(&probe->list, &site->kp.list);
-	if (!kprobe_disabled(probe))
-		site->nr_enabled++;
-	ret = kprobe_site_sync_arming(site);
-	if (ret)
-		undo_add(site, probe);
-put:
-	module_put(mod);
-	mutex_unlock(&probes_mutex);
-restore:
-	/* A failed registration leaves the caller's probe as it was. */
-	if (ret) {
-		probe->addr = asked_addr;
-		probe->flags = asked_flags;
-	}
-	return ret;
-unlock:
-	mutex_unlock(&probes_mutex);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(register_kprobe);
 
 /*
- * First half of unregistering: take @probe off its site so no new hit can run
- * its handlers.  Returns the site if it is now empty and must be freed
- * after a grace period, else NULL.
+ * Sites touched by a batch are collected once each; the mark is only
+ * used under probes_mutex and cleared before the mutex is released.
  */
+static void collect_site(struct kprobe_site *site, struct kprobe_site **set,
+			 int *n)
+{
+	if (site->in_batch)
+		return;
+	site->in_batch = true;
+	set[(*n)++] = site;
+}
+
+static void uncollect_sites(struct kprobe_site **set, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		set[i]->in_batch = false;
+}
+
+/* Take @probe off its site; returns the site, or NULL if not registered. */
 static struct kprobe_site *detach_probe(struct kprobe *probe)
 {
-	struct kprobe_site *site;
+	struct kprobe_site *site = site_of(probe);
 
-	lockdep_assert_held(&probes_mutex);
-	site = site_of(probe);
 	if (!site) {
 		/* Not registered: say so the way callers expect. */
 		probe->addr = NULL;
 		return NULL;
 	}
-	list_del_rcu(&probe->list);
+	unlink_probe(probe);
 	probe->flags &= ~KPROBE_FLAG_OPTIMIZED;
 	if (!kprobe_disabled(probe))
 		site->nr_enabled--;
-	if (list_empty(&site->kp.list)) {
-		site->nr_enabled = 0;
-		if (site->armed)
-			site_disarm(site);
-		hlist_del_rcu(&site->kp.hlist);
-		kprobe_opt_retry_around((unsigned long)site->kp.addr);
-		return site;
+	return site;
+}
+
+/*
+ * Detach @kps and disarm the sites left without enabled probes, all with
+ * one round of text patching.  Sites left empty leave the table and end
+ * up in @dead, to be freed after a grace period.  Returns their number.
+ */
+static int detach_locked(struct kprobe **kps, int num,
+			 struct kprobe_site **dead)
+{
+	struct kprobe_site *site;
+	int i, n = 0, nr_dead = 0;
+
+	lockdep_assert_held(&probes_mutex);
+	for (i = 0; i < num; i++) {
+		site = detach_probe(kps[i]);
+		if (site)
+			collect_site(site, dead, &n);
 	}
-	kprobe_site_sync_arming(site);
-	return NULL;
+	uncollect_sites(dead, n);
+	kprobe_sites_sync_arming(dead, n);
+	for (i = 0; i < n; i++) {
+		site = dead[i];
+		if (!list_empty(&site->kp.list))
+			continue;
+		kprobe_table_del(site);
+		/* Neighbours it kept from a jump may have one again. */
+		kprobe_opt_retry_around((unsigned long)site->kp.addr);
+		dead[nr_dead++] = site;
+	}
+	return nr_dead;
 }
 
 /**
@@ -649,14 +450,10 @@ static struct kprobe_site *detach_probe(struct kprobe *probe)
 int kprobe_detach_batch(struct kprobe **kps, int num,
 			struct kprobe_site **dead)
 {
-	int i, n = 0;
+	int n;
 
 	mutex_lock(&probes_mutex);
-	for (i = 0; i < num; i++) {
-		dead[n] = detach_probe(kps[i]);
-		if (dead[n])
-			n++;
-	}
+	n = detach_locked(kps, num, dead);
 	mutex_unlock(&probes_mutex);
 	return n;
 }
@@ -673,10 +470,14 @@ void kprobe_free_batch(struct kprobe **kps, int num,
 {
 	int i;
 
-	/* One grace period for the whole batch: after it no CPU can be in a
-	 * handler of these probes or in a slot of these sites.
+	/*
+	 * One grace period for the whole batch: after it no CPU can be in a
+	 * handler of these probes or in a slot of these sites.  Expedited,
+	 * because tools remove probes one by one by the thousand and each
+	 * caller waits for it; rcupdate.rcu_normal turns it into a normal
+	 * one where the IPIs would hurt.
 	 */
-	synchronize_rcu();
+	synchronize_rcu_expedited();
 	/* A task preempted in a detour or boosted copy must have left it. */
 	if (n && IS_ENABLED(CONFIG_OPTPROBES) && IS_ENABLED(CONFIG_PREEMPTION))
 		synchronize_rcu_tasks();
@@ -690,15 +491,17 @@ void kprobe_free_batch(struct kprobe **kps, int num,
 
 static void unregister_batch(struct kprobe **kps, int num)
 {
-	struct kprobe_site **dead;
+	struct kprobe_site *one, **dead = &one;
 	int n;
 
 	if (num <= 0)
 		return;
-	dead = kcalloc(num, sizeof(*dead), GFP_KERNEL | __GFP_NOFAIL);
+	if (num > 1)
+		dead = kvcalloc(num, sizeof(*dead), GFP_KERNEL | __GFP_NOFAIL);
 	n = kprobe_detach_batch(kps, num, dead);
 	kprobe_free_batch(kps, num, dead, n);
-	kfree(dead);
+	if (dead != &one)
+		kvfree(dead);
 }
 
 /**
@@ -716,6 +519,163 @@ bool kprobe_registered(struct kprobe *probe)
 	mutex_unlock(&probes_mutex);
 	return ret;
 }
+
+/* What a failed registration gives back to the caller's probe. */
+struct reg_undo {
+	kprobe_opcode_t *addr;
+	u32 flags;
+	/* Held while the probe is planted, so its text stays. */
+	struct module *mod;
+};
+
+/*
+ * First step, without the mutex: resolve @probe's address and check that
+ * it may be probed.  A probe that is already registered is left as it is.
+ */
+static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
+{
+	kprobe_opcode_t *addr;
+	struct kprobe *kp;
+	bool on_entry, taken;
+
+	undo->addr = probe->addr;
+	undo->flags = probe->flags;
+	undo->mod = NULL;
+	addr = resolve_probe_addr(probe->addr, probe->symbol_name, probe->offset,
+				  &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	mutex_lock(&probes_mutex);
+	kp = get_kprobe(addr);
+	taken = kp && site_has_probe(to_site(kp), probe);
+	mutex_unlock(&probes_mutex);
+	if (taken)
+		return -EINVAL;
+
+	probe->addr = addr;
+	probe->flags &= KPROBE_FLAG_DISABLED;
+	if (on_entry)
+		probe->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	probe->nmissed = 0;
+	INIT_HLIST_NODE(&probe->hlist);
+	INIT_LIST_HEAD(&probe->list);
+	return check_probe_text(probe, &undo->mod);
+}
+
+/* Second step, under the mutex: put @probe on its site, new or not. */
+static int attach_probe(struct kprobe *probe, struct kprobe_site **sitep)
+{
+	struct kprobe *kp = get_kprobe(probe->addr);
+	struct kprobe_site *site;
+	int ret;
+
+	/* Twice in one batch: the first one is already attached. */
+	if (!list_empty(&probe->list))
+		return -EINVAL;
+	if (kp) {
+		site = to_site(kp);
+		if (kprobe_gone(kp)) {
+			ret = revive_site(site, probe);
+			if (ret)
+				return ret;
+		}
+	} else {
+		site = new_site(probe);
+		if (IS_ERR(site))
+			return PTR_ERR(site);
+		kprobe_table_add(site);
+	}
+	/* Handlers must see a fully set up probe before it can be hit. */
+	link_probe(site, probe);
+	if (!kprobe_disabled(probe))
+		site->nr_enabled++;
+	*sitep = site;
+	return 0;
+}
+
+/*
+ * Register @kps as one operation: vet them all, attach them all, then arm
+ * every site they need with one round of text patching.  On any error
+ * the probes attached so far are detached again, one grace period frees
+ * what was made for them, and every probe is given back as it came.
+ */
+static int register_batch(struct kprobe **kps, int num)
+{
+	struct kprobe_site *one, **sites = &one, *site;
+	struct reg_undo undo_one, *undo = &undo_one;
+	int i, n = 0, vetted, attached = 0, ret = 0;
+
+	if (!kprobes_ready)
+		return -EAGAIN;
+	if (num <= 0)
+		return -EINVAL;
+	if (num > 1) {
+		sites = kvcalloc(num, sizeof(*sites), GFP_KERNEL);
+		undo = kvcalloc(num, sizeof(*undo), GFP_KERNEL);
+		if (!sites || !undo) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+	}
+	for (vetted = 0; vetted < num && !ret; vetted++)
+		ret = vet_probe(kps[vetted], &undo[vetted]);
+	if (ret)
+		goto out_restore;
+
+	mutex_lock(&probes_mutex);
+	kprobe_table_reserve(num);
+	for (; attached < num; attached++) {
+		ret = attach_probe(kps[attached], &site);
+		if (ret)
+			break;
+		collect_site(site, sites, &n);
+	}
+	uncollect_sites(sites, n);
+	if (!ret)
+		ret = kprobe_sites_sync_arming(sites, n);
+	if (ret)
+		n = detach_locked(kps, attached, sites);
+	mutex_unlock(&probes_mutex);
+	if (ret)
+		kprobe_free_batch(kps, attached, sites, n);
+
+out_restore:
+	for (i = vetted - 1; i >= 0; i--) {
+		module_put(undo[i].mod);
+		/* A failed registration leaves the caller's probes as they were. */
+		if (ret) {
+			kps[i]->addr = undo[i].addr;
+			kps[i]->flags = undo[i].flags;
+		}
+	}
+out_free:
+	if (sites != &one) {
+		kvfree(sites);
+		kvfree(undo);
+	}
+	return ret;
+}
+
+/**
+ * register_kprobe() - plant a probe
+ * @probe: the probe; set @addr or @symbol_name (+ @offset) and the handlers
+ *
+ * Return: 0 once the probe is live (or registered disabled, when
+ * KPROBE_FLAG_DISABLED is set); @probe->addr then holds the probed address.
+ * Errors: -EINVAL for a bad request (both or neither of @addr and
+ * @symbol_name, an address outside kernel text or in the blacklist, @probe
+ * already registered, an instruction that cannot be probed); -EILSEQ when
+ * the address is not on an instruction boundary; -ENOENT for an unknown
+ * symbol or a module going away; -ENOMEM; -EAGAIN before the core is up;
+ * or ftrace's error when the ftrace call site cannot be hooked.  On error
+ * nothing is left registered and @probe's @addr and @flags are as the
+ * caller set them.
+ */
+int register_kprobe(struct kprobe *probe)
+{
+	return register_batch(&probe, 1);
+}
+EXPORT_SYMBOL_GPL(register_kprobe);
 
 /**
  * unregister_kprobe() - remove a probe
@@ -735,30 +695,25 @@ EXPORT_SYMBOL_GPL(unregister_kprobe);
  * @kps: the probes
  * @num: how many
  *
- * Return: 0, or the first error; then the probes registered so far have
- * been removed again.
+ * The whole set is planted with one round of text patching (and one
+ * ftrace filter update for probes on ftrace call sites), so a large set
+ * costs far less than registering its probes one by one.
+ *
+ * Return: 0, or the first error (see register_kprobe()); then none of
+ * @kps is registered and each is as the caller set it.
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
-	int i, ret;
-
-	if (num <= 0)
-		return -EINVAL;
-	for (i = 0; i < num; i++) {
-		ret = register_kprobe(kps[i]);
-		if (ret) {
-			unregister_batch(kps, i);
-			return ret;
-		}
-	}
-	return 0;
+	return register_batch(kps, num);
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
 
 /**
- * unregister_kprobes() - unregister several probes with one grace period
- * @kps: the probes
+ * unregister_kprobes() - unregister several probes at once
+ * @kps: the probes; any mix of live, disabled and [GONE] ones
  * @num: how many
+ *
+ * One round of text patching and one grace period for the whole set.
  */
 void unregister_kprobes(struct kprobe **kps, int num)
 {
@@ -827,10 +782,8 @@ EXPORT_SYMBOL_GPL(enable_kprobe);
 
 static int __init init_kprobes(void)
 {
-	int i, ret;
+	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(kprobe_table); i++)
-		INIT_HLIST_HEAD(&kprobe_table[i]);
 	ret = kprobe_blacklist_init();
 	if (ret)
 		pr_err("no blacklist (error %d): probes are not restricted\n",

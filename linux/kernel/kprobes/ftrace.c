@@ -8,6 +8,7 @@
 
 #include <linux/kprobes_arch.h>
 #include <linux/ftrace.h>
+#include <linux/slab.h>
 
 #include "internal.h"
 
@@ -20,43 +21,91 @@ static unsigned int kprobe_ftrace_armed;
 /* Set when ftrace has shut down after an error: never touch it again. */
 static bool kprobe_ftrace_dead;
 
-int kprobe_ftrace_arm(struct kprobe *probe)
+/*
+ * The filter takes addresses in an array; one on the stack covers a
+ * single probe, a set gets one allocated.
+ */
+static unsigned long *ips_of(struct kprobe **kps, int n, unsigned long *one)
 {
-	unsigned long ip = (unsigned long)probe->addr;
-	int ret;
+	unsigned long *ips = one;
+	int i;
 
-	lockdep_assert_held(&probes_mutex);
-	if (READ_ONCE(kprobe_ftrace_dead))
-		return -ENODEV;
-	ret = ftrace_set_filter_ip(&kprobe_ftrace_ops, ip, 0, 0);
-	if (ret)
-		return ret;
-	if (!kprobe_ftrace_armed) {
-		ret = register_ftrace_function(&kprobe_ftrace_ops);
-		if (ret) {
-			ftrace_set_filter_ip(&kprobe_ftrace_ops, ip, 1, 0);
-			return ret;
-		}
+	if (n > 1) {
+		ips = kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
+		if (!ips)
+			return NULL;
 	}
-	kprobe_ftrace_armed++;
-	return 0;
+	for (i = 0; i < n; i++)
+		ips[i] = (unsigned long)kps[i]->addr;
+	return ips;
 }
 
-int kprobe_ftrace_disarm(struct kprobe *probe)
+static void free_ips(unsigned long *ips, unsigned long *one)
 {
-	unsigned long ip = (unsigned long)probe->addr;
+	if (ips != one)
+		kvfree(ips);
+}
+
+/**
+ * kprobe_ftrace_arm() - hook the ftrace call sites of @n probes
+ * @kps: site probes on ftrace call sites
+ * @n: how many
+ *
+ * One filter update for all of them (and the ops registered with them in
+ * its filter, if none was hooked before).
+ *
+ * Return: 0, or ftrace's error: then none of them is hooked.
+ */
+int kprobe_ftrace_arm(struct kprobe **kps, int n)
+{
+	unsigned long one, *ips;
 	int ret;
 
 	lockdep_assert_held(&probes_mutex);
 	if (READ_ONCE(kprobe_ftrace_dead))
 		return -ENODEV;
-	if (kprobe_ftrace_armed == 1) {
-		ret = unregister_ftrace_function(&kprobe_ftrace_ops);
+	ips = ips_of(kps, n, &one);
+	if (!ips)
+		return -ENOMEM;
+	ret = ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 0, 0);
+	if (!ret && !kprobe_ftrace_armed) {
+		ret = register_ftrace_function(&kprobe_ftrace_ops);
 		if (ret)
-			return ret;
+			ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 1, 0);
 	}
-	kprobe_ftrace_armed--;
-	return ftrace_set_filter_ip(&kprobe_ftrace_ops, ip, 1, 0);
+	if (!ret)
+		kprobe_ftrace_armed += n;
+	free_ips(ips, &one);
+	return ret;
+}
+
+/**
+ * kprobe_ftrace_disarm() - unhook the ftrace call sites of @n probes
+ * @kps: hooked site probes
+ * @n: how many
+ *
+ * Return: 0, -ENOMEM (nothing done: retry one by one) or ftrace's error.
+ */
+int kprobe_ftrace_disarm(struct kprobe **kps, int n)
+{
+	unsigned long one, *ips;
+	int ret = 0;
+
+	lockdep_assert_held(&probes_mutex);
+	if (READ_ONCE(kprobe_ftrace_dead))
+		return -ENODEV;
+	ips = ips_of(kps, n, &one);
+	if (!ips)
+		return -ENOMEM;
+	/* The last ones: unregistering first spares an update of the code. */
+	if (kprobe_ftrace_armed == n)
+		ret = unregister_ftrace_function(&kprobe_ftrace_ops);
+	if (!ret) {
+		kprobe_ftrace_armed -= n;
+		ret = ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 1, 0);
+	}
+	free_ips(ips, &one);
+	return ret;
 }
 
 /**

@@ -3,32 +3,14 @@
  * What the files of the kprobes core share.  Nothing here is visible
  * outside kernel/kprobes/.
  *
- * Every probed address has one struct kprobe_site.  Its embedded kprobe is
- * what the hash table holds, what the architecture arms and what
- * current_kprobe points to during a hit; the probes users registered hang
- * off site->kp.list in registration order.  A single probe therefore costs
- * one extra list step on a hit and nothing else, and several probes at one
- * address need no special case.
+ * struct kprobe_site itself is in <linux/kprobes_arch.h>: the hit paths
+ * look sites up inline.
  */
 #ifndef _KERNEL_KPROBES_INTERNAL_H
 #define _KERNEL_KPROBES_INTERNAL_H
 
 #include <linux/kprobes_arch.h>
 #include <linux/module.h>
-
-struct kprobe_site {
-	/* kp.list heads the users' probes (see kprobes_arch.h). */
-	struct kprobe kp;
-	/* Users at this address that are neither disabled nor gone. */
-	unsigned int nr_enabled;
-	/* The breakpoint (or ftrace hook) is in place. */
-	bool armed;
-	/* The port built a detour: the site may be reached by a jump. */
-	bool can_optimize;
-	/* On the optimizer's queue (optimize.c). */
-	struct list_head opt_node;
-	struct rcu_head rcu;
-};
 
 static inline struct kprobe_site *to_site(struct kprobe *kp)
 {
@@ -40,10 +22,11 @@ extern struct mutex probes_mutex;
 /* kprobes/enabled: false while every probe is disarmed. */
 extern bool kprobes_armed_globally;
 
-#define KPROBE_TABLE_BITS	9
-extern struct hlist_head kprobe_table[1 << KPROBE_TABLE_BITS];
-
-/* Call @fn on every site; probes_mutex must be held. */
+/* table.c: the address -> site table; changes need probes_mutex. */
+void kprobe_table_add(struct kprobe_site *site);
+void kprobe_table_del(struct kprobe_site *site);
+void kprobe_table_reserve(unsigned int more);
+/* Call @fn on every site; @fn must not add or remove sites. */
 typedef void (*kprobe_site_fn_t)(struct kprobe_site *site, void *arg);
 void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg);
 
@@ -57,8 +40,13 @@ int kprobe_detach_batch(struct kprobe **kps, int num,
 void kprobe_free_batch(struct kprobe **kps, int num,
 		       struct kprobe_site **dead, int n);
 bool kprobe_registered(struct kprobe *probe);
+int kprobe_func_entry_of(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset, kprobe_opcode_t **where);
+
+/* arming.c */
+int kprobe_sites_sync_arming(struct kprobe_site **sites, int n);
 int kprobe_site_sync_arming(struct kprobe_site *site);
-void kprobe_site_mark_gone(struct kprobe_site *site);
+void kprobe_sites_mark_gone(struct kprobe_site **sites, int n);
 
 /* blacklist.c */
 int __init kprobe_blacklist_init(void);
@@ -71,15 +59,15 @@ bool kprobe_is_kretprobe(struct kprobe *probe);
 
 /* ftrace.c (CONFIG_KPROBES_ON_FTRACE) */
 #ifdef CONFIG_KPROBES_ON_FTRACE
-int kprobe_ftrace_arm(struct kprobe *probe);
-int kprobe_ftrace_disarm(struct kprobe *probe);
+int kprobe_ftrace_arm(struct kprobe **kps, int n);
+int kprobe_ftrace_disarm(struct kprobe **kps, int n);
 #else
-static inline int kprobe_ftrace_arm(struct kprobe *probe)
+static inline int kprobe_ftrace_arm(struct kprobe **kps, int n)
 {
 	return -ENODEV;
 }
 
-static inline int kprobe_ftrace_disarm(struct kprobe *probe)
+static inline int kprobe_ftrace_disarm(struct kprobe **kps, int n)
 {
 	return -ENODEV;
 }

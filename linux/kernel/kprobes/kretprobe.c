@@ -65,26 +65,20 @@ bool __weak arch_kretprobe_blacklisted(unsigned long addr)
 	return false;
 }
 
-/**
- * register_kretprobe() - watch a function's returns
- * @krp: the kretprobe; set @kp.addr or @kp.symbol_name to a function entry
- *
- * @maxactive <= 0 picks max(10, 2 * possible CPUs) and is written back.
- * Return: 0, -EINVAL when not at a function entry, already registered or
- * refused by the arch, -ENOENT for an unknown symbol, -E2BIG when
- * @data_size exceeds KRETPROBE_MAX_DATA_SIZE, -ENOMEM, or any error of
- * register_kprobe().  On error nothing is left registered.
- */
-int register_kretprobe(struct kretprobe *krp)
+/* Everything but the entry probe: checks, instances, handlers. */
+static int prepare_kretprobe(struct kretprobe *krp)
 {
-	kprobe_opcode_t *asked_addr = krp->kp.addr;
+	kprobe_opcode_t *addr;
 	struct rethook *rh;
 	int ret;
 
-	ret = kprobe_on_func_entry(krp->kp.addr, krp->kp.symbol_name,
-				   krp->kp.offset);
+	ret = kprobe_func_entry_of(krp->kp.addr, krp->kp.symbol_name,
+				   krp->kp.offset, &addr);
 	if (ret)
 		return ret;
+	/* Some functions must keep their return address (arch's say). */
+	if (arch_kretprobe_blacklisted((unsigned long)addr))
+		return -EINVAL;
 	if (kprobe_registered(&krp->kp))
 		return -EINVAL;
 	if (krp->data_size > KRETPROBE_MAX_DATA_SIZE ||
@@ -103,17 +97,41 @@ int register_kretprobe(struct kretprobe *krp)
 	/* The entry probe is ours: no user post_handler runs there. */
 	krp->kp.pre_handler = kretprobe_entry;
 	krp->kp.post_handler = NULL;
-	ret = register_kprobe(&krp->kp);
-	if (!ret && arch_kretprobe_blacklisted((unsigned long)krp->kp.addr)) {
-		unregister_kprobe(&krp->kp);
-		ret = -EINVAL;
+	return 0;
+}
+
+/* Register the entry probes of the prepared @krps as one batch. */
+static int register_prepared(struct kretprobe **krps, int num)
+{
+	struct kprobe *one, **kps = &one;
+	int i, ret;
+
+	if (num > 1) {
+		kps = kvcalloc(num, sizeof(*kps), GFP_KERNEL);
+		if (!kps)
+			return -ENOMEM;
 	}
-	if (ret) {
-		rethook_free(rh);
-		krp->rh = NULL;
-		krp->kp.addr = asked_addr;
-	}
+	for (i = 0; i < num; i++)
+		kps[i] = &krps[i]->kp;
+	ret = register_kprobes(kps, num);
+	if (kps != &one)
+		kvfree(kps);
 	return ret;
+}
+
+/**
+ * register_kretprobe() - watch a function's returns
+ * @krp: the kretprobe; set @kp.addr or @kp.symbol_name to a function entry
+ *
+ * @maxactive <= 0 picks max(10, 2 * possible CPUs) and is written back.
+ * Return: 0, -EINVAL when not at a function entry, already registered or
+ * refused by the arch, -ENOENT for an unknown symbol, -E2BIG when
+ * @data_size exceeds KRETPROBE_MAX_DATA_SIZE, -ENOMEM, or any error of
+ * register_kprobe().  On error nothing is left registered.
+ */
+int register_kretprobe(struct kretprobe *krp)
+{
+	return register_kretprobes(&krp, 1);
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
 
@@ -165,17 +183,40 @@ EXPORT_SYMBOL_GPL(unregister_kretprobe);
  * @krps: the kretprobes
  * @num: how many
  *
- * Return: 0, or the first error; the kretprobes registered before it have
- * been removed again.
+ * Their entry probes are planted as one kprobes batch.
+ *
+ * Return: 0, or the first error (see register_kretprobe()); then none of
+ * them is registered.
  */
 int register_kretprobes(struct kretprobe **krps, int num)
 {
-	int done, err = num > 0 ? 0 : -EINVAL;
+	struct rethook *rh_one, **rhs = &rh_one;
+	int i, ret = 0, prepared;
 
-	for (done = 0; !err && done < num; done++)
-		err = register_kretprobe(krps[done]);
-	if (err && done > 1)
-		unregister_kretprobes(krps, done - 1);
-	return err;
+	if (num <= 0)
+		return -EINVAL;
+	/* Kept apart from krps[]: the same kretprobe twice gets two. */
+	if (num > 1) {
+		rhs = kvcalloc(num, sizeof(*rhs), GFP_KERNEL);
+		if (!rhs)
+			return -ENOMEM;
+	}
+	for (prepared = 0; prepared < num; prepared++) {
+		ret = prepare_kretprobe(krps[prepared]);
+		if (ret)
+			break;
+		rhs[prepared] = krps[prepared]->rh;
+	}
+	if (!ret)
+		ret = register_prepared(krps, num);
+	if (ret) {
+		for (i = prepared - 1; i >= 0; i--) {
+			krps[i]->rh = NULL;
+			rethook_free(rhs[i]);
+		}
+	}
+	if (rhs != &rh_one)
+		kvfree(rhs);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);

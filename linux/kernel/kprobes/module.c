@@ -9,6 +9,7 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/init.h>
+#include <linux/slab.h>
 #include <asm/sections.h>
 
 #include "internal.h"
@@ -16,22 +17,58 @@
 struct dying_text {
 	bool (*within)(unsigned long addr, void *arg);
 	void *arg;
+	/* Room for @max sites, or NULL to only count them in @n. */
+	struct kprobe_site **sites;
+	int n, max;
 };
 
-static void kill_if_dying(struct kprobe_site *site, void *arg)
+static void collect_dying(struct kprobe_site *site, void *arg)
 {
 	struct dying_text *text = arg;
 
-	if (text->within((unsigned long)site->kp.addr, text->arg))
-		kprobe_site_mark_gone(site);
+	if (kprobe_gone(&site->kp) ||
+	    !text->within((unsigned long)site->kp.addr, text->arg))
+		return;
+	if (text->n < text->max)
+		text->sites[text->n] = site;
+	text->n++;
 }
 
-/* Mark gone every site whose address satisfies @within. */
+/*
+ * Mark gone every site whose address satisfies @within, all in one go
+ * (one text synchronisation, one grace period) when there is memory for
+ * the list, else one by one.
+ */
 static void kill_sites(bool (*within)(unsigned long addr, void *arg), void *arg)
 {
 	struct dying_text text = { .within = within, .arg = arg };
+	int i, n;
 
-	kprobe_visit_sites(kill_if_dying, &text);
+	kprobe_visit_sites(collect_dying, &text);
+	if (!text.n)
+		return;
+	n = text.n;
+	text.sites = kvmalloc_array(n, sizeof(*text.sites), GFP_KERNEL);
+	text.n = 0;
+	if (text.sites) {
+		text.max = n;
+		kprobe_visit_sites(collect_dying, &text);
+		kprobe_sites_mark_gone(text.sites, text.n);
+		kvfree(text.sites);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct kprobe_site *site = NULL;
+
+		text.sites = &site;
+		text.n = 0;
+		text.max = 1;
+		/* Finds the first live one left: the previous are gone now. */
+		kprobe_visit_sites(collect_dying, &text);
+		if (!site)
+			break;
+		kprobe_sites_mark_gone(&site, 1);
+	}
 }
 
 static bool in_module_going(unsigned long addr, void *mod)

@@ -28,22 +28,49 @@
 
 #include "common.h"
 
-void arch_arm_kprobe(struct kprobe *probe)
+/*
+ * Breakpoints are written one byte each and made visible to every CPU
+ * with a single synchronisation for the whole set: writing an int3 over
+ * the first byte of an instruction (or the original byte back over it) is
+ * safe without the text_poke_bp() dance, as either byte is a complete
+ * instruction start for a CPU that fetches it.
+ */
+static void poke_breakpoints(struct kprobe **kps, int n, bool arm)
 {
 	u8 int3 = INT3_INSN_OPCODE;
+	int i;
 
-	text_poke(probe->addr, &int3, INT3_INSN_SIZE);
+	for (i = 0; i < n; i++)
+		text_poke(kps[i]->addr, arm ? &int3 : &kps[i]->opcode, 1);
 	text_poke_sync();
-	perf_event_text_poke(probe->addr, &probe->opcode, 1, &int3, 1);
+	for (i = 0; i < n; i++) {
+		if (arm)
+			perf_event_text_poke(kps[i]->addr, &kps[i]->opcode, 1,
+					     &int3, 1);
+		else
+			perf_event_text_poke(kps[i]->addr, &int3, 1,
+					     &kps[i]->opcode, 1);
+	}
+}
+
+void arch_arm_kprobes(struct kprobe **kps, int n)
+{
+	poke_breakpoints(kps, n, true);
+}
+
+void arch_disarm_kprobes(struct kprobe **kps, int n)
+{
+	poke_breakpoints(kps, n, false);
+}
+
+void arch_arm_kprobe(struct kprobe *probe)
+{
+	poke_breakpoints(&probe, 1, true);
 }
 
 void arch_disarm_kprobe(struct kprobe *probe)
 {
-	u8 int3 = INT3_INSN_OPCODE;
-
-	text_poke(probe->addr, &probe->opcode, 1);
-	text_poke_sync();
-	perf_event_text_poke(probe->addr, &int3, 1, &probe->opcode, 1);
+	poke_breakpoints(&probe, 1, false);
 }
 
 void *alloc_insn_page(void)
@@ -336,7 +363,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	    cur->ainsn.insn && addr == cur->ainsn.insn + cur->ainsn.len)
 		return step_done(cur, regs, kcb);
 
-	probe = get_kprobe(addr);
+	probe = kprobe_lookup(addr);
 	if (!probe) {
 		/*
 		 * Another CPU may have removed the probe after this one

@@ -20,7 +20,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
-	probe = get_kprobe((kprobe_opcode_t *)ip);
+	probe = kprobe_lookup((void *)ip);
 	if (unlikely(!probe) || kprobe_disabled(probe))
 		goto out;
 	if (kprobe_running()) {

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Arming: keeping each site's breakpoint (or ftrace hook) in line with its
+ * probes and the global switch.
+ *
+ * Text patching is the expensive part of registering a probe: every
+ * change must be made visible to all CPUs, and an ftrace filter update
+ * walks every traceable function.  So sites are brought in line in sets:
+ * all breakpoints of a set are written and then synchronised once, and
+ * all its ftrace sites go into the filter in one update.  A single
+ * registration is a set of one.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/slab.h>
+#include <linux/memory.h>
+#include <linux/cpu.h>
+
+#include "internal.h"
+
+void __weak arch_arm_kprobes(struct kprobe **kps, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		arch_arm_kprobe(kps[i]);
+}
+
+void __weak arch_disarm_kprobes(struct kprobe **kps, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		arch_disarm_kprobe(kps[i]);
+}
+
+static void patch_breakpoints(struct kprobe **kps, int n, bool arm)
+{
+	if (!n)
+		return;
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	if (arm)
+		arch_arm_kprobes(kps, n);
+	else
+		arch_disarm_kprobes(kps, n);
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+}
+
+/*
+ * Hook the ftrace sites of @kps.  ftrace takes or refuses a filter update
+ * as a whole; when it refuses, hook them one at a time so that those it
+ * accepts are armed and the error names the first it does not.
+ */
+static int hook_ftrace_sites(struct kprobe **kps, int n)
+{
+	int i, err, ret;
+
+	if (!n)
+		return 0;
+	ret = kprobe_ftrace_arm(kps, n);
+	if (!ret) {
+		for (i = 0; i < n; i++)
+			to_site(kps[i])->armed = true;
+		return 0;
+	}
+	if (n == 1)
+		return ret;
+	ret = 0;
+	for (i = 0; i < n; i++) {
+		err = kprobe_ftrace_arm(&kps[i], 1);
+		if (err)
+			ret = ret ?: err;
+		else
+			to_site(kps[i])->armed = true;
+	}
+	return ret;
+}
+
+static void unhook_ftrace_sites(struct kprobe **kps, int n)
+{
+	int i;
+
+	if (!n)
+		return;
+	/* Removing entries cannot be refused short of ftrace being dead. */
+	if (kprobe_ftrace_disarm(kps, n))
+		for (i = 0; i < n; i++)
+			WARN_ON_ONCE(kprobe_ftrace_disarm(&kps[i], 1) != -ENODEV);
+}
+
+static void site_post_handler(struct kprobe *kp, struct pt_regs *regs,
+			      unsigned long flags)
+{
+	kprobe_run_post_handlers(kp, regs);
+}
+NOKPROBE_SYMBOL(site_post_handler);
+
+/*
+ * The site's own post_handler is set exactly when some live probe there
+ * has one.  The arch reads it on a hit to decide whether the instruction
+ * must be stepped with a trap afterwards or may run without one.
+ */
+static void site_update_post(struct kprobe_site *site)
+{
+	struct kprobe *probe;
+	bool post = false;
+
+	list_for_each_entry(probe, &site->kp.list, list)
+		if (probe->post_handler && !kprobe_disabled(probe) &&
+		    !kprobe_gone(probe))
+			post = true;
+	WRITE_ONCE(site->kp.post_handler, post ? site_post_handler : NULL);
+}
+
+/* The four kinds of change a set of sites may need, each patched at once. */
+struct arming_plan {
+	struct kprobe **arm_bp, **arm_ft, **disarm_bp, **disarm_ft;
+	int n_arm_bp, n_arm_ft, n_disarm_bp, n_disarm_ft;
+};
+
+static void plan_site(struct arming_plan *plan, struct kprobe_site *site)
+{
+	struct kprobe *kp = &site->kp;
+	bool want, ft = kprobe_ftrace(kp);
+
+	site_update_post(site);
+	if (kprobe_gone(kp))
+		return;
+	want = kprobes_armed_globally && site->nr_enabled;
+	/* Hits see the site enabled before it is armed, disabled after. */
+	if (site->nr_enabled)
+		kp->flags &= ~KPROBE_FLAG_DISABLED;
+	if (want && !site->armed) {
+		if (ft)
+			plan->arm_ft[plan->n_arm_ft++] = kp;
+		else
+			plan->arm_bp[plan->n_arm_bp++] = kp;
+	} else if (!want && site->armed) {
+		/* The jump goes before the breakpoint under it. */
+		kprobe_opt_unoptimize(site);
+		if (ft)
+			plan->disarm_ft[plan->n_disarm_ft++] = kp;
+		else
+			plan->disarm_bp[plan->n_disarm_bp++] = kp;
+	}
+}
+
+static int carry_out(struct arming_plan *plan)
+{
+	int i, ret;
+
+	patch_breakpoints(plan->arm_bp, plan->n_arm_bp, true);
+	for (i = 0; i < plan->n_arm_bp; i++)
+		to_site(plan->arm_bp[i])->armed = true;
+	ret = hook_ftrace_sites(plan->arm_ft, plan->n_arm_ft);
+
+	patch_breakpoints(plan->disarm_bp, plan->n_disarm_bp, false);
+	unhook_ftrace_sites(plan->disarm_ft, plan->n_disarm_ft);
+	for (i = 0; i < plan->n_disarm_bp; i++)
+		to_site(plan->disarm_bp[i])->armed = false;
+	for (i = 0; i < plan->n_disarm_ft; i++)
+		to_site(plan->disarm_ft[i])->armed = false;
+	return ret;
+}
+
+/**
+ * kprobe_sites_sync_arming() - bring a set of sites in line at once
+ * @sites: the sites; gone ones are skipped (their text is gone too)
+ * @n: how many
+ *
+ * Arms the sites that have enabled probes (while the global switch is on)
+ * and disarms the others, with one text synchronisation and one ftrace
+ * filter update for the whole set, then lets the optimizer know.
+ *
+ * Return: 0, or the first error that kept a site from being armed; the
+ * other sites are in line all the same.
+ */
+int kprobe_sites_sync_arming(struct kprobe_site **sites, int n)
+{
+	struct kprobe *one[4];
+	struct arming_plan plan = {};
+	struct kprobe **room = one;
+	int i, ret;
+
+	lockdep_assert_held(&probes_mutex);
+	if (n > 1) {
+		room = kvmalloc_array(n, 4 * sizeof(*room), GFP_KERNEL);
+		if (!room) {
+			/* Slower, never wrong: one site at a time. */
+			for (i = 0, ret = 0; i < n; i++)
+				ret = kprobe_sites_sync_arming(&sites[i], 1) ?: ret;
+			return ret;
+		}
+	}
+	plan.arm_bp = room;
+	plan.arm_ft = room + n;
+	plan.disarm_bp = room + 2 * n;
+	plan.disarm_ft = room + 3 * n;
+	for (i = 0; i < n; i++)
+		plan_site(&plan, sites[i]);
+	ret = carry_out(&plan);
+	for (i = 0; i < n; i++) {
+		if (!sites[i]->nr_enabled)
+			sites[i]->kp.flags |= KPROBE_FLAG_DISABLED;
+		/* A jump in place of the breakpoint, or not (optimize.c). */
+		kprobe_opt_sync(sites[i]);
+	}
+	if (room != one)
+		kvfree(room);
+	return ret;
+}
+
+/**
+ * kprobe_site_sync_arming() - kprobe_sites_sync_arming() for one site
+ * @site: the site
+ *
+ * Return: 0 or the error that kept @site from being armed.
+ */
+int kprobe_site_sync_arming(struct kprobe_site *site)
+{
+	return kprobe_sites_sync_arming(&site, 1);
+}
+
+/*
+ * The text under @sites is about to be freed: mark every probe there
+ * [GONE].  They stay registered until their owners unregister them.  The
+ * text is still mapped when we are told (module notifier,
+ * kprobe_free_init_mem()), so the breakpoints are taken out properly:
+ * code that still runs before the memory is released must not trap on a
+ * site nobody looks up.
+ */
+void kprobe_sites_mark_gone(struct kprobe_site **sites, int n)
+{
+	struct kprobe *probe;
+	int i;
+
+	lockdep_assert_held(&probes_mutex);
+	for (i = 0; i < n; i++)
+		sites[i]->nr_enabled = 0;
+	kprobe_sites_sync_arming(sites, n);
+	for (i = 0; i < n; i++) {
+		sites[i]->kp.flags |= KPROBE_FLAG_GONE;
+		list_for_each_entry(probe, &sites[i]->kp.list, list)
+			probe->flags |= KPROBE_FLAG_GONE;
+	}
+	/* The slots may still be in use by CPUs finishing a hit. */
+	synchronize_rcu();
+	for (i = 0; i < n; i++) {
+		arch_remove_kprobe(&sites[i]->kp);
+		kprobe_opt_release(sites[i]);
+	}
+}
