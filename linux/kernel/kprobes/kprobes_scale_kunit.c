@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit cases for probes in bulk: register_kprobes() and
+ * unregister_kprobes() on a couple of thousand generated functions, the
+ * all-or-nothing rule when a batch fails half way, duplicates inside a
+ * batch, the site table growing and shrinking, and batches armed and
+ * removed while another CPU keeps calling the probed functions.
+ */
+#include <kunit/test.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "internal.h"
+
+/*
+ * NR_FNS small functions, each with an ftrace entry site and a body, each
+ * returning something no other one returns.  The names and the constants
+ * come from the same digits (base 4, with a leading 1 or 2).
+ */
+#define KPS_FN(n)							\
+	static noinline int kps_fn_##n(int x)				\
+	{								\
+		return x + n;						\
+	}
+#define KPS_ENTRY(n)	{ kps_fn_##n, n },
+
+#define KPS_4(m, p)	m(p##0) m(p##1) m(p##2) m(p##3)
+#define KPS_16(m, p)	KPS_4(m, p##0) KPS_4(m, p##1) KPS_4(m, p##2) KPS_4(m, p##3)
+#define KPS_64(m, p)	KPS_16(m, p##0) KPS_16(m, p##1) KPS_16(m, p##2) KPS_16(m, p##3)
+#define KPS_256(m, p)	KPS_64(m, p##0) KPS_64(m, p##1) KPS_64(m, p##2) KPS_64(m, p##3)
+#define KPS_1024(m, p)	KPS_256(m, p##0) KPS_256(m, p##1) KPS_256(m, p##2) KPS_256(m, p##3)
+
+KPS_1024(KPS_FN, 1)
+KPS_1024(KPS_FN, 2)
+
+static const struct {
+	int (*fn)(int x);
+	int add;
+} kps_fns[] = {
+	KPS_1024(KPS_ENTRY, 1)
+	KPS_1024(KPS_ENTRY, 2)
+};
+
+#define NR_FNS	ARRAY_SIZE(kps_fns)
+
+static atomic_t hits;
+
+static int count_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	atomic_inc(&hits);
+	return 0;
+}
+
+/* Call every function; true when each still computes what it should. */
+static bool call_all(void)
+{
+	bool right = true;
+	int i;
+
+	for (i = 0; i < NR_FNS; i++)
+		right &= READ_ONCE(kps_fns[i].fn)(i) == i + kps_fns[i].add;
+	return right;
+}
+
+/* Probes at offset @off of every function, and the array to pass them in. */
+struct probe_set {
+	struct kprobe *kp;
+	struct kprobe **kps;
+};
+
+static void free_set(void *data)
+{
+	struct probe_set *set = data;
+
+	vfree(set->kp);
+	vfree(set->kps);
+}
+
+static struct probe_set *new_set(struct kunit *test, unsigned long off)
+{
+	struct probe_set *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	set->kp = vzalloc(NR_FNS * sizeof(*set->kp));
+	set->kps = vzalloc(NR_FNS * sizeof(*set->kps));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, free_set, set), 0);
+	KUNIT_ASSERT_NOT_NULL(test, set->kp);
+	KUNIT_ASSERT_NOT_NULL(test, set->kps);
+	for (i = 0; i < NR_FNS; i++) {
+		set->kp[i].addr = (kprobe_opcode_t *)((unsigned long)kps_fns[i].fn + off);
+		set->kp[i].pre_handler = count_pre;
+		set->kps[i] = &set->kp[i];
+	}
+	return set;
+}
+
+static bool none_registered(struct probe_set *set, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (get_kprobe(set->kp[i].addr) || kprobe_registered(&set->kp[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The first offset past the entry that takes a breakpoint probe (the
+ * core refuses offsets inside an instruction).  All the functions are
+ * laid out alike, so the first one tells.
+ */
+static unsigned long body_offset(struct kunit *test)
+{
+	struct kprobe kp = { .pre_handler = count_pre };
+	unsigned long off;
+
+	for (off = 1; off < 32; off++) {
+		kp.addr = (kprobe_opcode_t *)((unsigned long)kps_fns[0].fn + off);
+		kp.flags = 0;
+		if (register_kprobe(&kp))
+			continue;
+		unregister_kprobe(&kp);
+		if (!kprobe_ftrace(&kp))
+			return off;
+	}
+	kunit_skip(test, "no body instruction to probe");
+	return 0;
+}
+
+static unsigned int table_bits(void)
+{
+	guard(mutex)(&probes_mutex);
+	return rcu_dereference_protected(kprobe_sites,
+					 lockdep_is_held(&probes_mutex))->bits;
+}
+
+static void batch_on(struct kunit *test, unsigned long off)
+{
+	struct probe_set *set = new_set(test, off);
+	unsigned int bits = table_bits();
+	int i, found;
+
+	KUNIT_ASSERT_EQ(test, register_kprobes(set->kps, NR_FNS), 0);
+	for (i = 0, found = 0; i < NR_FNS; i++)
+		found += !!get_kprobe(set->kp[i].addr);
+	KUNIT_EXPECT_EQ(test, found, NR_FNS);
+	/* The table grew to about one site per bucket. */
+	KUNIT_EXPECT_GE(test, 1U << table_bits(), NR_FNS);
+
+	atomic_set(&hits, 0);
+	KUNIT_EXPECT_TRUE(test, call_all());
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), NR_FNS);
+
+	unregister_kprobes(set->kps, NR_FNS);
+	atomic_set(&hits, 0);
+	KUNIT_EXPECT_TRUE(test, call_all());
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 0);
+	KUNIT_EXPECT_TRUE(test, none_registered(set, NR_FNS));
+	/* And shrank back once they left. */
+	KUNIT_EXPECT_LE(test, table_bits(), bits);
+}
+
+/* Every function entry (ftrace sites where ftrace is built in). */
+static void kps_batch_entries(struct kunit *test)
+{
+	batch_on(test, 0);
+}
+
+/* Every function body: breakpoints, planted and removed in one go. */
+static void kps_batch_bodies(struct kunit *test)
+{
+	batch_on(test, body_offset(test));
+}
+
+/*
+ * A bad probe in the middle of a batch: the error is its, and none of the
+ * probes before it is left registered or changed.
+ */
+static void kps_rollback_bad_probe(struct kunit *test)
+{
+	struct probe_set *set = new_set(test, 0);
+	int i, bad = NR_FNS / 2;
+
+	/* Both an address and a symbol: refused before anything is armed. */
+	set->kp[bad].symbol_name = "kps_fn_100000";
+	KUNIT_EXPECT_EQ(test, register_kprobes(set->kps, NR_FNS), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, none_registered(set, NR_FNS));
+	for (i = 0; i < NR_FNS; i++)
+		KUNIT_EXPECT_PTR_EQ(test, (void *)set->kp[i].addr,
+				    (void *)kps_fns[i].fn);
+	atomic_set(&hits, 0);
+	KUNIT_EXPECT_TRUE(test, call_all());
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 0);
+
+	/* The same set registers once the bad one is fixed. */
+	set->kp[bad].symbol_name = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobes(set->kps, NR_FNS), 0);
+	unregister_kprobes(set->kps, NR_FNS);
+	KUNIT_EXPECT_TRUE(test, none_registered(set, NR_FNS));
+}
+
+/*
+ * A failure found only once the sites exist (the last probe is the first
+ * one again): every site made for the batch goes again.
+ */
+static void kps_rollback_after_attach(struct kunit *test)
+{
+	struct probe_set *set = new_set(test, 0);
+
+	set->kps[NR_FNS - 1] = set->kps[0];
+	KUNIT_EXPECT_EQ(test, register_kprobes(set->kps, NR_FNS), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, none_registered(set, NR_FNS));
+	atomic_set(&hits, 0);
+	KUNIT_EXPECT_TRUE(test, call_all());
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 0);
+	/* Everything made for the batch went: the table shrank again. */
+	KUNIT_EXPECT_LE(test, 1U << table_bits(), NR_FNS / 4);
+}
+
+/* Two different probes at one address in one batch both run. */
+static void kps_duplicate_addresses(struct kunit *test)
+{
+	struct probe_set *a = new_set(test, 0), *b = new_set(test, 0);
+	struct kprobe **both = kunit_kcalloc(test, 2 * NR_FNS, sizeof(*both),
+					     GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, both);
+	for (i = 0; i < NR_FNS; i++) {
+		both[2 * i] = a->kps[i];
+		both[2 * i + 1] = b->kps[i];
+	}
+	KUNIT_ASSERT_EQ(test, register_kprobes(both, 2 * NR_FNS), 0);
+	atomic_set(&hits, 0);
+	KUNIT_EXPECT_TRUE(test, call_all());
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 2 * NR_FNS);
+	/* Half of them go: the other half still fires. */
+	unregister_kprobes(a->kps, NR_FNS);
+	atomic_set(&hits, 0);
+	KUNIT_EXPECT_TRUE(test, call_all());
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), NR_FNS);
+	unregister_kprobes(b->kps, NR_FNS);
+	KUNIT_EXPECT_TRUE(test, none_registered(a, NR_FNS));
+	KUNIT_EXPECT_TRUE(test, none_registered(b, NR_FNS));
+}
+
+/* One batch takes live, disabled and never-registered probes alike. */
+static void kps_unregister_mixed(struct kunit *test)
+{
+	struct probe_set *set = new_set(test, 0);
+	int i;
+
+	KUNIT_ASSERT_EQ(test, register_kprobes(set->kps, NR_FNS - 1), 0);
+	for (i = 0; i < NR_FNS - 1; i += 3)
+		KUNIT_EXPECT_EQ(test, disable_kprobe(&set->kp[i]), 0);
+	atomic_set(&hits, 0);
+	KUNIT_EXPECT_TRUE(test, call_all());
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), (NR_FNS - 1) - (NR_FNS + 1) / 3);
+	unregister_kprobes(set->kps, NR_FNS);
+	KUNIT_EXPECT_TRUE(test, none_registered(set, NR_FNS));
+	/* The one that never was registered only has its address cleared. */
+	KUNIT_EXPECT_NULL(test, set->kp[NR_FNS - 1].addr);
+	atomic_set(&hits, 0);
+	KUNIT_EXPECT_TRUE(test, call_all());
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 0);
+}
+
+struct caller {
+	struct completion started;
+	bool stop, wrong;
+	unsigned long rounds;
+};
+
+static int keep_calling(void *data)
+{
+	struct caller *c = data;
+
+	complete(&c->started);
+	while (!READ_ONCE(c->stop)) {
+		if (!call_all())
+			WRITE_ONCE(c->wrong, true);
+		c->rounds++;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Batches come and go while another CPU runs through the probed
+ * functions: every call still computes the right thing, and once
+ * unregister_kprobes() has returned no handler of the batch runs again.
+ */
+static void kps_hits_during_batches(struct kunit *test)
+{
+	struct probe_set *entries = new_set(test, 0);
+	struct probe_set *bodies = new_set(test, body_offset(test));
+	struct caller c = { .started = COMPLETION_INITIALIZER_ONSTACK(c.started) };
+	struct task_struct *t;
+	int round, after;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	t = kthread_create(keep_calling, &c, "kps_caller");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpumask_any_but(cpu_online_mask, raw_smp_processor_id()));
+	get_task_struct(t);
+	wake_up_process(t);
+	wait_for_completion(&c.started);
+
+	for (round = 0; round < 3; round++) {
+		KUNIT_EXPECT_EQ(test, register_kprobes(entries->kps, NR_FNS), 0);
+		KUNIT_EXPECT_EQ(test, register_kprobes(bodies->kps, NR_FNS), 0);
+		msleep(20);
+		unregister_kprobes(bodies->kps, NR_FNS);
+		unregister_kprobes(entries->kps, NR_FNS);
+		after = atomic_read(&hits);
+		msleep(20);
+		KUNIT_EXPECT_EQ(test, atomic_read(&hits), after);
+	}
+	WRITE_ONCE(c.stop, true);
+	kthread_stop(t);
+	put_task_struct(t);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.wrong));
+	KUNIT_EXPECT_GT(test, c.rounds, 0UL);
+	KUNIT_EXPECT_GT(test, atomic_read(&hits), 0);
+}
+
+static struct kunit_case kprobes_scale_cases[] = {
+	KUNIT_CASE(kps_batch_entries),
+	KUNIT_CASE(kps_batch_bodies),
+	KUNIT_CASE(kps_rollback_bad_probe),
+	KUNIT_CASE(kps_rollback_after_attach),
+	KUNIT_CASE(kps_duplicate_addresses),
+	KUNIT_CASE_SLOW(kps_unregister_mixed),
+	KUNIT_CASE_SLOW(kps_hits_during_batches),
+	{}
+};
+
+static struct kunit_suite kprobes_scale_suite = {
+	.name = "kprobes_scale",
+	.test_cases = kprobes_scale_cases,
+};
+
+kunit_test_suites(&kprobes_scale_suite);
+
+MODULE_DESCRIPTION("KUnit cases for kprobes in bulk");
+MODULE_LICENSE("GPL");
