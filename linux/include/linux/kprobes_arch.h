@@ -29,6 +29,7 @@
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/hash.h>
+#include <linux/build_bug.h>
 
 #ifdef CONFIG_KPROBES
 
@@ -134,7 +135,7 @@ void arch_unoptimize_kprobe(struct kprobe *p);
  */
 struct kprobe_site {
 	struct kprobe kp;
-	/* Links in the site table; which one a table uses is its @gen. */
+	/* Links in the site table; a table uses one, a resize the other. */
 	struct hlist_node hnode[2];
 	/* Users at this address that are neither disabled nor gone. */
 	unsigned int nr_enabled;
@@ -156,13 +157,21 @@ struct kprobe_site {
  * never take a lock and never see a half-moved chain.
  */
 struct kprobe_site_table {
-	unsigned int bits;
-	unsigned int gen;
+	/* 64 - log2(number of buckets): the hash is a product's top bits. */
+	unsigned int shift;
+	/* Offset of the site link this table uses: hnode[0] or hnode[1]. */
+	unsigned int node_off;
 	struct rcu_head rcu;
 	struct hlist_head heads[];
 };
 
 extern struct kprobe_site_table __rcu *kprobe_sites;
+
+static __always_inline unsigned long kprobe_site_hash(const void *addr,
+						      unsigned int shift)
+{
+	return ((unsigned long)addr * GOLDEN_RATIO_64) >> shift;
+}
 
 /**
  * kprobe_lookup() - the site at @addr, for a hit path
@@ -176,18 +185,19 @@ extern struct kprobe_site_table __rcu *kprobe_sites;
 static __always_inline struct kprobe *kprobe_lookup(const void *addr)
 {
 	struct kprobe_site_table *t = rcu_dereference_raw(kprobe_sites);
+	struct hlist_head *head = &t->heads[kprobe_site_hash(addr, t->shift)];
 	struct hlist_node *node;
-	struct kprobe_site *site;
+	struct kprobe *kp;
 
-	node = rcu_dereference_raw(hlist_first_rcu(&t->heads[hash_ptr(addr, t->bits)]));
+	node = rcu_dereference_raw(hlist_first_rcu(head));
 	for (; node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
-		site = container_of(node - t->gen, struct kprobe_site, hnode[0]);
-		if (site->kp.addr == addr)
-			return &site->kp;
+		/* The site starts with its kprobe (see table.c). */
+		kp = (void *)node - t->node_off;
+		if (kp->addr == addr)
+			return kp;
 	}
 	return NULL;
 }
-
 
 /* The user probe whose handler runs on this CPU, for fault_handler. */
 DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);

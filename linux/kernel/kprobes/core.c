@@ -24,6 +24,7 @@
 #include <linux/cpu.h>
 #include <linux/bug.h>
 #include <linux/mm.h>
+#include <kunit/visibility.h>
 #include <asm/sections.h>
 
 #include "internal.h"
@@ -519,6 +520,7 @@ bool kprobe_registered(struct kprobe *probe)
 	mutex_unlock(&probes_mutex);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kprobe_registered);
 
 /* What a failed registration gives back to the caller's probe. */
 struct reg_undo {

@@ -26,6 +26,7 @@ extern bool kprobes_armed_globally;
 void kprobe_table_add(struct kprobe_site *site);
 void kprobe_table_del(struct kprobe_site *site);
 void kprobe_table_reserve(unsigned int more);
+unsigned int kprobe_table_buckets(void);
 /* Call @fn on every site; @fn must not add or remove sites. */
 typedef void (*kprobe_site_fn_t)(struct kprobe_site *site, void *arg);
 void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg);

@@ -16,33 +16,16 @@
 #include "internal.h"
 
 /*
- * NR_FNS small functions, each with an ftrace entry site and a body, each
- * returning something no other one returns.  The names and the constants
- * come from the same digits (base 4, with a leading 1 or 2).
+ * The probed functions: small, each with an ftrace entry site and a body,
+ * each returning something no other one returns.  Generated at build time
+ * (gen_scale_fns.sh), as many as the Makefile asks for.
  */
-#define KPS_FN(n)							\
-	static noinline int kps_fn_##n(int x)				\
-	{								\
-		return x + n;						\
-	}
-#define KPS_ENTRY(n)	{ kps_fn_##n, n },
-
-#define KPS_4(m, p)	m(p##0) m(p##1) m(p##2) m(p##3)
-#define KPS_16(m, p)	KPS_4(m, p##0) KPS_4(m, p##1) KPS_4(m, p##2) KPS_4(m, p##3)
-#define KPS_64(m, p)	KPS_16(m, p##0) KPS_16(m, p##1) KPS_16(m, p##2) KPS_16(m, p##3)
-#define KPS_256(m, p)	KPS_64(m, p##0) KPS_64(m, p##1) KPS_64(m, p##2) KPS_64(m, p##3)
-#define KPS_1024(m, p)	KPS_256(m, p##0) KPS_256(m, p##1) KPS_256(m, p##2) KPS_256(m, p##3)
-
-KPS_1024(KPS_FN, 1)
-KPS_1024(KPS_FN, 2)
-
-static const struct {
+struct kps_fn {
 	int (*fn)(int x);
 	int add;
-} kps_fns[] = {
-	KPS_1024(KPS_ENTRY, 1)
-	KPS_1024(KPS_ENTRY, 2)
 };
+
+#include "kprobes_scale_fns.h"
 
 #define NR_FNS	ARRAY_SIZE(kps_fns)
 
@@ -61,7 +44,7 @@ static bool call_all(void)
 	int i;
 
 	for (i = 0; i < NR_FNS; i++)
-		right &= READ_ONCE(kps_fns[i].fn)(i) == i + kps_fns[i].add;
+		right &= kps_fns[i].fn(i) == i + kps_fns[i].add;
 	return right;
 }
 
@@ -131,17 +114,10 @@ static unsigned long body_offset(struct kunit *test)
 	return 0;
 }
 
-static unsigned int table_bits(void)
-{
-	guard(mutex)(&probes_mutex);
-	return rcu_dereference_protected(kprobe_sites,
-					 lockdep_is_held(&probes_mutex))->bits;
-}
-
 static void batch_on(struct kunit *test, unsigned long off)
 {
 	struct probe_set *set = new_set(test, off);
-	unsigned int bits = table_bits();
+	unsigned int buckets = kprobe_table_buckets();
 	int i, found;
 
 	KUNIT_ASSERT_EQ(test, register_kprobes(set->kps, NR_FNS), 0);
@@ -149,7 +125,7 @@ static void batch_on(struct kunit *test, unsigned long off)
 		found += !!get_kprobe(set->kp[i].addr);
 	KUNIT_EXPECT_EQ(test, found, NR_FNS);
 	/* The table grew to about one site per bucket. */
-	KUNIT_EXPECT_GE(test, 1U << table_bits(), NR_FNS);
+	KUNIT_EXPECT_GE(test, kprobe_table_buckets(), NR_FNS);
 
 	atomic_set(&hits, 0);
 	KUNIT_EXPECT_TRUE(test, call_all());
@@ -161,7 +137,7 @@ static void batch_on(struct kunit *test, unsigned long off)
 	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 0);
 	KUNIT_EXPECT_TRUE(test, none_registered(set, NR_FNS));
 	/* And shrank back once they left. */
-	KUNIT_EXPECT_LE(test, table_bits(), bits);
+	KUNIT_EXPECT_LE(test, kprobe_table_buckets(), buckets);
 }
 
 /* Every function entry (ftrace sites where ftrace is built in). */
@@ -186,7 +162,7 @@ static void kps_rollback_bad_probe(struct kunit *test)
 	int i, bad = NR_FNS / 2;
 
 	/* Both an address and a symbol: refused before anything is armed. */
-	set->kp[bad].symbol_name = "kps_fn_100000";
+	set->kp[bad].symbol_name = "kps_fn_0";
 	KUNIT_EXPECT_EQ(test, register_kprobes(set->kps, NR_FNS), -EINVAL);
 	KUNIT_EXPECT_TRUE(test, none_registered(set, NR_FNS));
 	for (i = 0; i < NR_FNS; i++)
@@ -218,7 +194,7 @@ static void kps_rollback_after_attach(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, call_all());
 	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 0);
 	/* Everything made for the batch went: the table shrank again. */
-	KUNIT_EXPECT_LE(test, 1U << table_bits(), NR_FNS / 4);
+	KUNIT_EXPECT_LE(test, kprobe_table_buckets(), NR_FNS / 4);
 }
 
 /* Two different probes at one address in one batch both run. */
@@ -349,3 +325,4 @@ kunit_test_suites(&kprobes_scale_suite);
 
 MODULE_DESCRIPTION("KUnit cases for kprobes in bulk");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -19,6 +19,7 @@
 #include <linux/hash.h>
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
+#include <kunit/visibility.h>
 
 #include "internal.h"
 
@@ -33,7 +34,24 @@ static union {
 	struct kprobe_site_table t;
 	u8 room[struct_size_t(struct kprobe_site_table, heads,
 			      1U << TABLE_MIN_BITS)];
-} boot_table = { .t.bits = TABLE_MIN_BITS };
+} boot_table = {
+	.t.shift = 64 - TABLE_MIN_BITS,
+	.t.node_off = offsetof(struct kprobe_site, hnode[0]),
+};
+
+/* kprobe_lookup() finds a site's kprobe at the site's own address. */
+static_assert(offsetof(struct kprobe_site, kp) == 0);
+
+static unsigned int table_bits(struct kprobe_site_table *t)
+{
+	return 64 - t->shift;
+}
+
+static unsigned int table_gen(struct kprobe_site_table *t)
+{
+	return t->node_off != offsetof(struct kprobe_site, hnode[0]);
+}
+
 
 struct kprobe_site_table __rcu *kprobe_sites = RCU_INITIALIZER(&boot_table.t);
 
@@ -56,8 +74,8 @@ static struct kprobe_site_table *alloc_table(unsigned int bits,
 	t = kvmalloc(struct_size(t, heads, 1U << bits), GFP_KERNEL);
 	if (!t)
 		return NULL;
-	t->bits = bits;
-	t->gen = gen;
+	t->shift = 64 - bits;
+	t->node_off = offsetof(struct kprobe_site, hnode[gen]);
 	for (i = 0; i < (1U << bits); i++)
 		INIT_HLIST_HEAD(&t->heads[i]);
 	return t;
@@ -66,8 +84,8 @@ static struct kprobe_site_table *alloc_table(unsigned int bits,
 static void table_insert(struct kprobe_site_table *t,
 			 struct kprobe_site *site)
 {
-	hlist_add_head_rcu(&site->hnode[t->gen],
-			   &t->heads[hash_ptr(site->kp.addr, t->bits)]);
+	hlist_add_head_rcu(&site->hnode[table_gen(t)],
+			   &t->heads[kprobe_site_hash(site->kp.addr, t->shift)]);
 }
 
 /*
@@ -82,11 +100,11 @@ static void resize(unsigned int bits)
 
 	/* The links the new table will use may still be walked in the last one. */
 	cond_synchronize_rcu(retired_cookie);
-	new = alloc_table(bits, !old->gen);
+	new = alloc_table(bits, !table_gen(old));
 	if (!new)
 		return;
-	for (i = 0; i < (1U << old->bits); i++)
-		hlist_for_each_entry(site, &old->heads[i], hnode[old->gen])
+	for (i = 0; i < (1U << table_bits(old)); i++)
+		hlist_for_each_entry(site, &old->heads[i], hnode[table_gen(old)])
 			table_insert(new, site);
 	rcu_assign_pointer(kprobe_sites, new);
 	retired_cookie = get_state_synchronize_rcu();
@@ -115,7 +133,7 @@ void kprobe_table_reserve(unsigned int more)
 	unsigned int bits = bits_for(nr_sites + more);
 
 	lockdep_assert_held(&probes_mutex);
-	if (bits > current_table()->bits)
+	if (bits > table_bits(current_table()))
 		resize(bits);
 }
 
@@ -142,12 +160,26 @@ void kprobe_table_del(struct kprobe_site *site)
 	struct kprobe_site_table *t = current_table();
 
 	lockdep_assert_held(&probes_mutex);
-	hlist_del_rcu(&site->hnode[t->gen]);
+	hlist_del_rcu(&site->hnode[table_gen(t)]);
 	nr_sites--;
 	/* Shrink with some slack so a table on the edge does not flap. */
-	if (t->bits > TABLE_MIN_BITS && nr_sites < (1U << t->bits) / 8)
+	if (table_bits(t) > TABLE_MIN_BITS && nr_sites < (1U << table_bits(t)) / 8)
 		resize(bits_for(nr_sites * 2));
 }
+
+/**
+ * kprobe_table_buckets() - how many buckets the site table has now
+ *
+ * For tests that watch the table grow and shrink.
+ *
+ * Return: the number of buckets.
+ */
+unsigned int kprobe_table_buckets(void)
+{
+	guard(mutex)(&probes_mutex);
+	return 1U << table_bits(current_table());
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_table_buckets);
 
 void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg)
 {
@@ -156,9 +188,9 @@ void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg)
 	struct hlist_node *next;
 	unsigned int i;
 
-	for (i = 0; i < (1U << t->bits); i++)
+	for (i = 0; i < (1U << table_bits(t)); i++)
 		hlist_for_each_entry_safe(site, next, &t->heads[i],
-					  hnode[t->gen])
+					  hnode[table_gen(t)])
 			fn(site, arg);
 }
 
@@ -175,3 +207,4 @@ struct kprobe *get_kprobe(void *addr)
 	return kprobe_lookup(addr);
 }
 NOKPROBE_SYMBOL(get_kprobe);
+EXPORT_SYMBOL_IF_KUNIT(get_kprobe);
