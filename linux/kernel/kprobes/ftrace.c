@@ -1,20 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Probes on ftrace call sites share one ftrace_ops whose filter holds the
- * probed sites; the ops is registered while at least one is armed.  It may
- * modify ip, because a pre_handler may redirect execution.
+ * probed sites; the ops is registered while at least one is armed.
+ *
+ * It does not claim FTRACE_OPS_FL_IPMODIFY.  The handler gives regs->ip
+ * back as it found it unless a pre_handler redirects, and x86 ftrace
+ * honours such a change from any ops that saves regs (this is how BPF
+ * override and fail_function work); claiming the flag would keep probes
+ * off functions livepatch owns and make every filter update walk all
+ * ftrace records once more.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes_arch.h>
 #include <linux/ftrace.h>
 #include <linux/slab.h>
+#include <kunit/static_stub.h>
 
 #include "internal.h"
 
 static struct ftrace_ops kprobe_ftrace_ops = {
 	.func = kprobe_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
 };
 
 static unsigned int kprobe_ftrace_armed;
@@ -61,6 +68,8 @@ int kprobe_ftrace_arm(struct kprobe **kps, int n)
 	unsigned long one, *ips;
 	int ret;
 
+	/* Tests stand in for an ftrace that refuses. */
+	KUNIT_STATIC_STUB_REDIRECT(kprobe_ftrace_arm, kps, n);
 	lockdep_assert_held(&probes_mutex);
 	if (READ_ONCE(kprobe_ftrace_dead))
 		return -ENODEV;

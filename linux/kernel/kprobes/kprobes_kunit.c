@@ -7,6 +7,7 @@
  * hit/miss/kretprobe behaviour and runs unchanged beside this.
  */
 #include <kunit/test.h>
+#include <kunit/static_stub.h>
 #include <linux/kprobes.h>
 #include <linux/kdebug.h>
 #include <linux/uaccess.h>
@@ -480,9 +481,12 @@ static void kpk_reentry_on_breakpoint_path(struct kunit *test)
 }
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
+static int other_calls;
+
 static void kpk_other_ipmodify(unsigned long ip, unsigned long parent_ip,
 			       struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
+	other_calls++;
 }
 
 static struct ftrace_ops kpk_ipmodify_ops = {
@@ -491,36 +495,92 @@ static struct ftrace_ops kpk_ipmodify_ops = {
 };
 
 /*
- * Another ftrace user that may change ip already owns kpk_target's call
- * site: arming must fail with ftrace's error and leave nothing behind.
+ * Another ftrace user that may change ip (livepatch, say) owns
+ * kpk_target's call site: a probe there still registers, and both run.
+ */
+static void kpk_ftrace_site_shared(struct kunit *test)
+{
+	struct kprobe kp = { .symbol_name = "kpk_target",
+			     .pre_handler = count_pre };
+	unsigned long ip = (unsigned long)kpk_target;
+
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&kpk_ipmodify_ops), 0);
+	reset_counts();
+	other_calls = 0;
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&kp));
+	KUNIT_EXPECT_EQ(test, call_target(1), 4);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, other_calls, 1);
+	unregister_kprobe(&kp);
+	unregister_ftrace_function(&kpk_ipmodify_ops);
+	ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 1, 0);
+}
+
+static int refuse_hooks(struct kprobe **kps, int n)
+{
+	return -EBUSY;
+}
+
+/*
+ * ftrace refuses to hook the call sites: registration fails with its
+ * error and leaves nothing behind, for one probe and for a batch that
+ * also holds a breakpoint probe.
  */
 static void kpk_arming_failure_leaves_nothing(struct kunit *test)
 {
 	struct kprobe kp = { .symbol_name = "kpk_target",
 			     .pre_handler = count_pre };
+	struct kprobe body = { .symbol_name = "kpk_target", .offset = 0,
+			       .pre_handler = count_pre };
+	struct kprobe entry2 = { .symbol_name = "kpk_body",
+				 .pre_handler = count_pre };
+	struct kprobe *batch[] = { &entry2, &body, &kp };
 	unsigned long ip = (unsigned long)kpk_target;
-	int ret;
+	unsigned int off;
 
-	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 0, 0), 0);
-	KUNIT_ASSERT_EQ(test, register_ftrace_function(&kpk_ipmodify_ops), 0);
-	ret = register_kprobe(&kp);
-	KUNIT_EXPECT_LT(test, ret, 0);
-	if (!ret)
-		unregister_kprobe(&kp);
+	/* The first breakpoint-probed instruction after the entry site. */
+	for (off = 1; off < 32; off++) {
+		body.offset = off;
+		body.addr = NULL;
+		if (register_kprobe(&body))
+			continue;
+		unregister_kprobe(&body);
+		if (!kprobe_ftrace(&body))
+			break;
+	}
+	KUNIT_ASSERT_LT(test, off, 32U);
+	body.addr = NULL;
+
+	kunit_activate_static_stub(test, kprobe_ftrace_arm, refuse_hooks);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EBUSY);
 	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)ip), NULL);
 	/* The caller's probe is as it was, ready to be registered again. */
 	KUNIT_EXPECT_PTR_EQ(test, kp.addr, NULL);
-	unregister_ftrace_function(&kpk_ipmodify_ops);
-	ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 1, 0);
 
-	/* With the site free again the same probe registers and hits. */
+	KUNIT_EXPECT_EQ(test, register_kprobes(batch, ARRAY_SIZE(batch)), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)ip), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)kpk_body), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)(ip + off)), NULL);
+	KUNIT_EXPECT_FALSE(test, kprobe_registered(&body));
 	reset_counts();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	call_target(1);
-	KUNIT_EXPECT_EQ(test, hits, 1);
-	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, hits, 0);
+	kunit_deactivate_static_stub(test, kprobe_ftrace_arm);
+
+	/* With ftrace willing again the same probes register and hit. */
+	KUNIT_ASSERT_EQ(test, register_kprobes(batch, ARRAY_SIZE(batch)), 0);
+	call_target(1);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	unregister_kprobes(batch, ARRAY_SIZE(batch));
 }
 #else
+static void kpk_ftrace_site_shared(struct kunit *test)
+{
+	kunit_skip(test, "needs probes on ftrace sites");
+}
+
 static void kpk_arming_failure_leaves_nothing(struct kunit *test)
 {
 	kunit_skip(test, "needs probes on ftrace sites");
@@ -815,6 +875,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_optimized_redirect),
 	KUNIT_CASE(kpk_optimization_reverts),
 	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
+	KUNIT_CASE(kpk_ftrace_site_shared),
 	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
 	KUNIT_CASE(kpk_init_text_goes_away),
 	KUNIT_CASE(kpk_kretprobe_defaults_and_errors),
