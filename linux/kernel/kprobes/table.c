@@ -52,7 +52,6 @@ static unsigned int table_gen(struct kprobe_site_table *t)
 	return t->node_off != offsetof(struct kprobe_site, hnode[0]);
 }
 
-
 struct kprobe_site_table __rcu *kprobe_sites = RCU_INITIALIZER(&boot_table.t);
 
 static unsigned int nr_sites;
@@ -206,5 +205,5 @@ struct kprobe *get_kprobe(void *addr)
 {
 	return kprobe_lookup(addr);
 }
-NOKPROBE_SYMBOL(get_kprobe);
 EXPORT_SYMBOL_IF_KUNIT(get_kprobe);
+NOKPROBE_SYMBOL(get_kprobe);
