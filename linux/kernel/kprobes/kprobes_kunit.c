@@ -587,6 +587,70 @@ static void kpk_arming_failure_leaves_nothing(struct kunit *test)
 }
 #endif
 
+#ifdef CONFIG_X86_64
+/*
+ * A prologue and epilogue the test controls, computing 2x + 5: pushes,
+ * pops and register moves (64- and 32-bit), with one plain instruction
+ * in between.
+ */
+asm(".pushsection .text\n"
+	".type kpk_regops_asm, @function\n"
+	"kpk_regops_asm:\n"
+	ASM_ENDBR
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	pushq %r12\n"
+	"	pushq %rbx\n"
+	"	movq %rdi, %r12\n"
+	"	leal 5(%r12), %ebx\n"
+	"	movl %ebx, %eax\n"
+	"	addl %r12d, %eax\n"
+	"	popq %rbx\n"
+	"	popq %r12\n"
+	"	popq %rbp\n"
+	ASM_RET
+	".size kpk_regops_asm, .-kpk_regops_asm\n"
+	".popsection\n");
+
+/*
+ * A probe with a post_handler on each push, pop and mov above is done on
+ * pt_regs: no slot, one trap, both handlers run, and the function still
+ * computes the same.
+ */
+static void kpk_prologue_emulated(struct kunit *test)
+{
+	int (*fn)(int x) = (int (*)(int x))kallsyms_lookup_name("kpk_regops_asm");
+	unsigned long size, off, emulated = 0;
+	struct kprobe kp;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)fn,
+							    &size, &off));
+	for (off = 0; off < size; off++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = (kprobe_opcode_t *)((unsigned long)fn + off);
+		kp.pre_handler = count_pre;
+		kp.post_handler = count_post;
+		if (register_kprobe(&kp))
+			continue;
+		reset_counts();
+		KUNIT_EXPECT_EQ(test, fn(off), 2 * (int)off + 5);
+		KUNIT_EXPECT_EQ(test, hits, 1);
+		KUNIT_EXPECT_EQ(test, posts, 1);
+		if (!get_kprobe(kp.addr)->ainsn.insn)
+			emulated++;
+		unregister_kprobe(&kp);
+	}
+	/* Three pushes, three pops, three movs (the endbr is a nop). */
+	KUNIT_EXPECT_GE(test, emulated, 9UL);
+}
+#else
+static void kpk_prologue_emulated(struct kunit *test)
+{
+	kunit_skip(test, "x86_64 only");
+}
+#endif
+
 #if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
 /*
  * A function whose code the test controls: (x + 7) * 3 + x.  Its first two
@@ -875,6 +939,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_optimized_redirect),
 	KUNIT_CASE(kpk_optimization_reverts),
 	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
+	KUNIT_CASE(kpk_prologue_emulated),
 	KUNIT_CASE(kpk_ftrace_site_shared),
 	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
 	KUNIT_CASE(kpk_init_text_goes_away),

@@ -150,8 +150,8 @@ void unregister_kretprobes(struct kretprobe **krps, int num)
 
 	if (num <= 0)
 		return;
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL | __GFP_NOFAIL);
-	dead = kcalloc(num, sizeof(*dead), GFP_KERNEL | __GFP_NOFAIL);
+	kps = kvcalloc(num, sizeof(*kps), GFP_KERNEL | __GFP_NOFAIL);
+	dead = kvcalloc(num, sizeof(*dead), GFP_KERNEL | __GFP_NOFAIL);
 	for (i = 0; i < num; i++)
 		kps[i] = &krps[i]->kp;
 	n = kprobe_detach_batch(kps, num, dead);
@@ -166,8 +166,8 @@ void unregister_kretprobes(struct kretprobe **krps, int num)
 			rethook_free(rh);
 	}
 	kprobe_free_batch(kps, num, dead, n);
-	kfree(dead);
-	kfree(kps);
+	kvfree(dead);
+	kvfree(kps);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 

@@ -44,7 +44,19 @@ enum kprobe_x86_replay {
 	KPROBE_X86_CALL_IND,	/* call through a register or memory */
 	KPROBE_X86_CLI,
 	KPROBE_X86_STI,
+	/* Prologue and epilogue work, done on pt_regs instead of out of line: */
+	KPROBE_X86_PUSH,	/* push %reg: @cond is the register number */
+	KPROBE_X86_POP,		/* pop %reg: @cond is the register number */
+	KPROBE_X86_MOV,		/* mov %reg,%reg: @cond is dst | src << 4 */
 };
+
+/* Replays that run the same anywhere, so a detour may copy them as is. */
+static inline bool kprobe_x86_copyable(u8 replay)
+{
+	return replay == KPROBE_X86_STEP || replay == KPROBE_X86_NOP ||
+	       replay == KPROBE_X86_PUSH || replay == KPROBE_X86_POP ||
+	       replay == KPROBE_X86_MOV;
+}
 
 /* Where a detour's copy of the region starts (see opt.c). */
 #define KPROBE_DETOUR_COPY	(8 + CALL_INSN_SIZE)
@@ -66,7 +78,7 @@ struct arch_specific_insn {
 	u8 sets_if:1;
 	/* Stepping pushes flags (pushf): fix the pushed IF afterwards. */
 	u8 pushes_flags:1;
-	/* Address size of a loop instruction, 4 or 8. */
+	/* Address size of a loop instruction, operand size of a mov: 4 or 8. */
 	u8 asize;
 	s32 rel;
 #ifdef CONFIG_OPTPROBES

@@ -166,6 +166,24 @@ static bool loop_taken(struct kprobe *probe, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(loop_taken);
 
+/* The pt_regs word of each general register, by its encoding number. */
+static const u8 reg_word[16] = {
+	offsetof(struct pt_regs, ax) / 8, offsetof(struct pt_regs, cx) / 8,
+	offsetof(struct pt_regs, dx) / 8, offsetof(struct pt_regs, bx) / 8,
+	offsetof(struct pt_regs, sp) / 8, offsetof(struct pt_regs, bp) / 8,
+	offsetof(struct pt_regs, si) / 8, offsetof(struct pt_regs, di) / 8,
+	offsetof(struct pt_regs, r8) / 8, offsetof(struct pt_regs, r9) / 8,
+	offsetof(struct pt_regs, r10) / 8, offsetof(struct pt_regs, r11) / 8,
+	offsetof(struct pt_regs, r12) / 8, offsetof(struct pt_regs, r13) / 8,
+	offsetof(struct pt_regs, r14) / 8, offsetof(struct pt_regs, r15) / 8,
+};
+
+static unsigned long *reg_of(struct pt_regs *regs, unsigned int nr)
+{
+	return (unsigned long *)regs + reg_word[nr & 15];
+}
+NOKPROBE_SYMBOL(reg_of);
+
 /*
  * Execute an emulated instruction on @regs.  Returns false when it could
  * not (an unreadable indirect target), in which case nothing changed.
@@ -212,6 +230,24 @@ static bool emulate(struct kprobe *probe, struct pt_regs *regs)
 		break;
 	case KPROBE_X86_STI:
 		regs->flags |= X86_EFLAGS_IF;
+		regs->ip = next;
+		break;
+	case KPROBE_X86_PUSH:
+		/* The int3 entry leaves room below the stack for this. */
+		int3_emulate_push(regs, *reg_of(regs, probe->ainsn.cond));
+		regs->ip = next;
+		break;
+	case KPROBE_X86_POP:
+		/* Read before the store: pop %rsp loads the popped value. */
+		target = int3_emulate_pop(regs);
+		*reg_of(regs, probe->ainsn.cond) = target;
+		regs->ip = next;
+		break;
+	case KPROBE_X86_MOV:
+		target = *reg_of(regs, probe->ainsn.cond >> 4);
+		if (probe->ainsn.asize == 4)
+			target = (u32)target;
+		*reg_of(regs, probe->ainsn.cond) = target;
 		regs->ip = next;
 		break;
 	default:

@@ -116,12 +116,50 @@ static bool refused(struct insn *insn)
 	return false;
 }
 
+/*
+ * push, pop and register-to-register mov: what function prologues and
+ * epilogues are made of.  Done on pt_regs they need no slot and no second
+ * trap, even for a probe with a post_handler.  Only the 64-bit forms (and
+ * the 32-bit mov) with legacy REX registers.
+ */
+static bool classify_reg_op(struct insn *insn, struct arch_specific_insn *ai)
+{
+	u8 op = insn->opcode.bytes[0], modrm = insn->modrm.bytes[0];
+	u8 rex = insn->rex_prefix.nbytes ? insn->rex_prefix.bytes[0] : 0;
+	u8 rm, reg;
+
+	if (insn_is_rex2(insn))
+		return false;
+	rm = X86_MODRM_RM(modrm) | (X86_REX_B(rex) ? 8 : 0);
+	reg = X86_MODRM_REG(modrm) | (X86_REX_R(rex) ? 8 : 0);
+	switch (op) {
+	case 0x50 ... 0x5f:
+		if (insn->opnd_bytes != 8)
+			return false;
+		ai->replay = op < 0x58 ? KPROBE_X86_PUSH : KPROBE_X86_POP;
+		ai->cond = (op & 7) | (X86_REX_B(rex) ? 8 : 0);
+		return true;
+	case 0x89:		/* mov reg -> r/m */
+	case 0x8b:		/* mov r/m -> reg */
+		if (X86_MODRM_MOD(modrm) != 3 ||
+		    (insn->opnd_bytes != 8 && insn->opnd_bytes != 4))
+			return false;
+		ai->replay = KPROBE_X86_MOV;
+		ai->cond = op == 0x89 ? rm | reg << 4 : reg | rm << 4;
+		ai->asize = insn->opnd_bytes;
+		return true;
+	}
+	return false;
+}
+
 /* Fill in how a hit replays @insn; returns false when it must step. */
 static bool classify_emulated(struct insn *insn, struct arch_specific_insn *ai)
 {
 	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
 	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
 
+	if (classify_reg_op(insn, ai))
+		return true;
 	ai->rel = insn->immediate.value;
 	switch (op) {
 	case 0xeb:

@@ -304,7 +304,7 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 
 	BUILD_BUG_ON(DETOUR_SIZE(DETOUR_MAX_COPY) > KPROBE_INSN_SLOT_SIZE);
 	BUILD_BUG_ON(DETOUR_CALL + CALL_INSN_SIZE != DETOUR_COPY);
-	if (ai->replay != KPROBE_X86_STEP && ai->replay != KPROBE_X86_NOP)
+	if (!kprobe_x86_copyable(ai->replay))
 		return -EINVAL;
 	len = region_of(addr, region);
 	if (len < 0)
