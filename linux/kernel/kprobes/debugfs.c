@@ -10,6 +10,7 @@
 #include <linux/seq_file.h>
 #include <linux/kallsyms.h>
 #include <linux/uaccess.h>
+#include <linux/slab.h>
 
 #include "internal.h"
 
@@ -96,39 +97,67 @@ static const struct seq_operations blacklist_sops = {
 DEFINE_SEQ_ATTRIBUTE(blacklist);
 
 /* Arm or disarm every site; per-probe disabled state is left alone. */
-struct arming_tally {
-	unsigned int sites, failed;
-	int err;
+struct site_list {
+	struct kprobe_site **sites;
+	unsigned int n, max;
 };
 
-static void sync_site(struct kprobe_site *site, void *arg)
+static void list_site(struct kprobe_site *site, void *arg)
 {
-	struct arming_tally *tally = arg;
-	int err = kprobe_site_sync_arming(site);
+	struct site_list *list = arg;
 
-	tally->sites++;
-	if (err) {
-		tally->failed++;
-		tally->err = err;
-	}
+	if (list->n < list->max)
+		list->sites[list->n] = site;
+	list->n++;
 }
 
-/* Returns 0, or the last error of a site that could not be armed. */
+static void sync_one(struct kprobe_site *site, void *arg)
+{
+	int *err = arg;
+
+	*err = kprobe_site_sync_arming(site) ?: *err;
+}
+
+/*
+ * All sites in one go (one text synchronisation, one ftrace update) when
+ * there is memory for the list, else one by one.  Returns 0, or an error
+ * of a site that could not be armed.
+ */
 static int set_global_arming(bool on)
 {
-	struct arming_tally tally = {};
+	struct site_list list = {};
+	unsigned int i, failed = 0;
+	int err = 0;
 
 	guard(mutex)(&probes_mutex);
 	if (kprobes_armed_globally == on)
 		return 0;
 	kprobes_armed_globally = on;
-	kprobe_visit_sites(sync_site, &tally);
-	if (tally.failed)
+	kprobe_visit_sites(list_site, &list);
+	list.sites = kvmalloc_array(list.n, sizeof(*list.sites), GFP_KERNEL);
+	if (list.sites) {
+		list.max = list.n;
+		list.n = 0;
+		kprobe_visit_sites(list_site, &list);
+		err = kprobe_sites_sync_arming(list.sites, list.n);
+		for (i = 0; i < list.n; i++) {
+			struct kprobe_site *site = list.sites[i];
+
+			if (on && site->nr_enabled && !site->armed &&
+			    !kprobe_gone(&site->kp))
+				failed++;
+		}
+		kvfree(list.sites);
+	} else {
+		kprobe_visit_sites(sync_one, &err);
+		failed = !!err;
+	}
+	if (failed)
 		pr_warn("Kprobes globally enabled, but %u of %u probe sites could not be armed\n",
-			tally.failed, tally.sites);
+			failed, list.n);
 	else
 		pr_info("Kprobes globally %s\n", on ? "enabled" : "disabled");
-	return tally.err;
+	return err;
 }
 
 static ssize_t enabled_read(struct file *file, char __user *ubuf,

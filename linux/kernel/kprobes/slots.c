@@ -4,10 +4,13 @@
  *
  * Slots are KPROBE_INSN_SLOT_SIZE bytes, carved from pages the arch
  * allocates within reach of kernel text.  Allocation happens at
- * registration (sleepable, under slot_mutex); kernel_text_address() asks
- * from any context whether an address is in a slot, so the page list is
- * RCU.  Each page shows in /proc/kallsyms as kprobe_insn_page so stack
- * traces and perf can name code running there.
+ * registration (sleepable, under slot_mutex) and takes the first page on
+ * a list of pages with a free slot; freeing finds a slot's page through
+ * an xarray indexed by page frame.  Both cost the same however many
+ * probes exist.  kernel_text_address() asks from any context, for every
+ * frame of a stack trace, whether an address is in a slot: the xarray
+ * answers that too, locklessly.  Each page shows in /proc/kallsyms as
+ * kprobe_insn_page so stack traces and perf can name code running there.
  */
 #include <linux/kprobes.h>
 #include <linux/execmem.h>
@@ -16,13 +19,16 @@
 #include <linux/bitmap.h>
 #include <linux/rculist.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include "internal.h"
 
 #define SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_INSN_SLOT_SIZE)
 
 struct slot_page {
+	/* On slot_pages (RCU, for kallsyms), and on pages_with_room. */
 	struct list_head list;
+	struct list_head room;
 	void *base;
 	unsigned int nr_used;
 	/* execmem_free() sleeps: free after a grace period, in a worker. */
@@ -31,7 +37,15 @@ struct slot_page {
 };
 
 static LIST_HEAD(slot_pages);
+static LIST_HEAD(pages_with_room);
+/* base >> PAGE_SHIFT -> its slot_page; read under RCU from any context. */
+static DEFINE_XARRAY(slot_index);
 static DEFINE_MUTEX(slot_mutex);
+
+static unsigned long page_key(const void *addr)
+{
+	return (unsigned long)addr >> PAGE_SHIFT;
+}
 
 void * __weak alloc_insn_page(void)
 {
@@ -61,28 +75,36 @@ kprobe_opcode_t *kprobe_alloc_insn_slot(void)
 	void *slot = NULL;
 
 	mutex_lock(&slot_mutex);
-	list_for_each_entry(sp, &slot_pages, list) {
-		if (sp->nr_used < SLOTS_PER_PAGE)
-			goto found;
+	sp = list_first_entry_or_null(&pages_with_room, struct slot_page, room);
+	if (!sp) {
+		sp = kzalloc(sizeof(*sp), GFP_KERNEL);
+		if (!sp)
+			goto out;
+		sp->base = alloc_insn_page();
+		if (!sp->base)
+			goto fail;
+		/* Slots never straddle pages: a page-aligned page is assumed. */
+		if (WARN_ON_ONCE(offset_in_page(sp->base)) ||
+		    xa_err(xa_store(&slot_index, page_key(sp->base), sp,
+				    GFP_KERNEL))) {
+			free_insn_page(sp->base);
+			goto fail;
+		}
+		list_add_rcu(&sp->list, &slot_pages);
+		list_add(&sp->room, &pages_with_room);
+		announce_page(sp->base, false);
 	}
-	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
-	if (!sp)
-		goto out;
-	sp->base = alloc_insn_page();
-	if (!sp->base) {
-		kfree(sp);
-		goto out;
-	}
-	list_add_rcu(&sp->list, &slot_pages);
-	announce_page(sp->base, false);
-found:
 	bit = find_first_zero_bit(sp->used, SLOTS_PER_PAGE);
 	__set_bit(bit, sp->used);
-	sp->nr_used++;
+	if (++sp->nr_used == SLOTS_PER_PAGE)
+		list_del_init(&sp->room);
 	slot = sp->base + bit * KPROBE_INSN_SLOT_SIZE;
 out:
 	mutex_unlock(&slot_mutex);
 	return slot;
+fail:
+	kfree(sp);
+	goto out;
 }
 
 static void free_slot_page(struct work_struct *work)
@@ -106,19 +128,22 @@ void kprobe_free_insn_slot(kprobe_opcode_t *slot)
 	void *s = slot;
 
 	mutex_lock(&slot_mutex);
-	list_for_each_entry(sp, &slot_pages, list) {
-		if (s < sp->base || s >= sp->base + PAGE_SIZE)
-			continue;
-		__clear_bit((s - sp->base) / KPROBE_INSN_SLOT_SIZE, sp->used);
-		/* Keep one page around: probes come and go in bursts. */
-		if (--sp->nr_used == 0 && !list_is_singular(&slot_pages)) {
-			list_del_rcu(&sp->list);
-			announce_page(sp->base, true);
-			INIT_RCU_WORK(&sp->free_work, free_slot_page);
-			queue_rcu_work(system_wq, &sp->free_work);
-		}
-		break;
+	sp = xa_load(&slot_index, page_key(s));
+	if (WARN_ON_ONCE(!sp))
+		goto out;
+	__clear_bit((s - sp->base) / KPROBE_INSN_SLOT_SIZE, sp->used);
+	if (sp->nr_used-- == SLOTS_PER_PAGE)
+		list_add(&sp->room, &pages_with_room);
+	/* Keep one page around: probes come and go in bursts. */
+	if (!sp->nr_used && !list_is_singular(&slot_pages)) {
+		xa_erase(&slot_index, page_key(sp->base));
+		list_del(&sp->room);
+		list_del_rcu(&sp->list);
+		announce_page(sp->base, true);
+		INIT_RCU_WORK(&sp->free_work, free_slot_page);
+		queue_rcu_work(system_wq, &sp->free_work);
 	}
+out:
 	mutex_unlock(&slot_mutex);
 }
 
@@ -132,19 +157,7 @@ void kprobe_free_insn_slot(kprobe_opcode_t *slot)
  */
 bool is_kprobe_insn_slot(unsigned long addr)
 {
-	struct slot_page *sp;
-	bool ret = false;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(sp, &slot_pages, list) {
-		if (addr >= (unsigned long)sp->base &&
-		    addr < (unsigned long)sp->base + PAGE_SIZE) {
-			ret = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return ret;
+	return xa_load(&slot_index, page_key((void *)addr)) != NULL;
 }
 NOKPROBE_SYMBOL(is_kprobe_insn_slot);
 
