@@ -417,6 +417,19 @@ static s64 slab_bytes(void)
 }
 
 /*
+ * Bytes of memory in use, slab or not (kretprobe instances live in
+ * objpool's vmalloc'd rings).  Noisier than slab_bytes(): pages parked on
+ * per-CPU lists are not counted as free, so measure something large.
+ */
+static s64 used_bytes(void)
+{
+	rcu_barrier();
+	msleep(100);
+	return (s64)(totalram_pages() -
+		     global_zone_page_state(NR_FREE_PAGES)) * PAGE_SIZE;
+}
+
+/*
  * Register @n probes on distinct functions one by one (skipping names the
  * kernel refuses), unregister them one by one, then the same set as one
  * batch each way.  While the batch is registered, time one more probe's
@@ -502,8 +515,12 @@ out:
 	return ret;
 }
 
-/* Enough instances that per-CPU page caches do not hide them. */
+/*
+ * kretprobes measured for their instances: enough of them that per-CPU
+ * page lists do not hide the memory.
+ */
 #define KRETPROBE_INSTANCES	4096
+#define KRETPROBES_MEASURED	16
 
 /*
  * Approximate, from the slab page count: other allocations add noise, and
@@ -513,18 +530,17 @@ out:
 static int cmd_mem(unsigned int n)
 {
 	struct kprobe *kps, **batch;
-	struct kretprobe rp = { .kp.addr = (kprobe_opcode_t *)bench_target,
-				.handler = count_ret,
-				.maxactive = KRETPROBE_INSTANCES };
+	struct kretprobe *rps, *rpp[KRETPROBES_MEASURED];
 	unsigned int i;
 	s64 used, before;
 	int ret;
 
-	if (nr_targets < n)
+	if (nr_targets < n || nr_targets < KRETPROBES_MEASURED)
 		return -ENOSPC;
 	kps = kvcalloc(n, sizeof(*kps), GFP_KERNEL);
 	batch = kvcalloc(n, sizeof(*batch), GFP_KERNEL);
-	if (!kps || !batch) {
+	rps = kcalloc(KRETPROBES_MEASURED, sizeof(*rps), GFP_KERNEL);
+	if (!kps || !batch || !rps) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -532,18 +548,24 @@ static int cmd_mem(unsigned int n)
 		kps[i].symbol_name = targets[i];
 		batch[i] = &kps[i];
 	}
-	before = slab_bytes();
-	ret = register_kretprobe(&rp);
+	for (i = 0; i < KRETPROBES_MEASURED; i++) {
+		rps[i].kp.symbol_name = targets[i];
+		rps[i].handler = count_ret;
+		rps[i].maxactive = KRETPROBE_INSTANCES;
+		rpp[i] = &rps[i];
+	}
+	before = used_bytes();
+	ret = register_kretprobes(rpp, KRETPROBES_MEASURED);
 	if (ret)
 		goto out;
-	used = slab_bytes() - before;
-	unregister_kretprobe(&rp);
-	/* Instance pools may live outside slab memory (objpool vmallocs). */
+	used = used_bytes() - before;
+	unregister_kretprobes(rpp, KRETPROBES_MEASURED);
 	if (used > 0)
 		report("bytes_per_kretprobe_instance",
-		       div_s64(used * 100, KRETPROBE_INSTANCES), "B");
+		       div_s64(used * 100,
+			       KRETPROBES_MEASURED * KRETPROBE_INSTANCES), "B");
 	else
-		pr_err("bytes_per_kretprobe_instance: no slab growth: not reported\n");
+		pr_err("bytes_per_kretprobe_instance: no growth: not reported\n");
 
 	before = slab_bytes();
 	ret = register_kprobes(batch, n);
@@ -556,6 +578,7 @@ static int cmd_mem(unsigned int n)
 	else
 		pr_err("bytes_per_kprobe: no slab growth: not reported\n");
 out:
+	kfree(rps);
 	kvfree(batch);
 	kvfree(kps);
 	return ret;
