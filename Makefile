@@ -1,6 +1,6 @@
 # Front door of the harness; README.md explains the targets.
 #
-#   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug]
+#   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug|preempt]
 #   make run | make shell [ARCH=...] [VARIANT=...]
 #   make bench [ARCH=...]   probe costs, ours against upstream (README)
 #   make series | make build | make setup | make clean

@@ -43,7 +43,7 @@ for a in $ARCHES; do
 	# timeout or crash shows up there as an unfinished run.
 	ARCH=$a "$top/scripts/boot.sh" check || true
 	t=$VARIANT-$a
-	[ "$FLAVOR" = debug ] && t=$t-debug
+	[ "$FLAVOR" = default ] || t=$t-$FLAVOR
 	specs+=("$VARIANT $a:$out/logs/$t.log:$top/tests/expect/$a")
 done
 

@@ -1,6 +1,6 @@
 # Common settings for the harness scripts; sourced, not run.
 # Inputs (environment): ARCH (x86_64|arm64), VARIANT (ours|upstream),
-# FLAVOR (default|debug).
+# FLAVOR (default|debug|preempt).
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$top/out}
@@ -43,9 +43,9 @@ esac
 
 case "$FLAVOR" in
 default) tag=$VARIANT-$ARCH ;;
-debug) tag=$VARIANT-$ARCH-debug ;;
+debug | preempt) tag=$VARIANT-$ARCH-$FLAVOR ;;
 *)
-	echo "harness: FLAVOR must be default or debug, not '$FLAVOR'" >&2
+	echo "harness: FLAVOR must be default, debug or preempt, not '$FLAVOR'" >&2
 	exit 2
 	;;
 esac

@@ -10,6 +10,7 @@ if [ "$FLAVOR" = debug ]; then
 	frags+=("$top/configs/debug.config")
 	[ -f "$top/configs/debug-$ARCH.config" ] && frags+=("$top/configs/debug-$ARCH.config")
 fi
+[ "$FLAVOR" = preempt ] && frags+=("$top/configs/preempt.config")
 # Our own test suites exist only in our tree.
 [ "$VARIANT" = ours ] && frags+=("$top/configs/ours.config")
 # A transition fragment turns features off for one variant/arch while a
