@@ -14,6 +14,17 @@ assemble_ours >/dev/null
 targets=$(grep -v '^#' "$top/tests/kselftests" | xargs)
 ksft=$objtree/kselftest
 rm -rf "$ksft"
+# Test modules are built inside that (shared) source tree, and kbuild does
+# not notice when only the kernel they are built against changed (another
+# flavor with the same compiler flags): start them afresh then.
+stamp=$testsrc/tools/testing/selftests/.harness-kdir
+if [ "$(cat "$stamp" 2>/dev/null)" != "$objtree" ]; then
+	find "$testsrc/tools/testing/selftests" -path '*/test_modules/*' \
+		\( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' -o -name modules.order -o -name Module.symvers \) \
+		-delete
+	echo "$objtree" > "$stamp"
+fi
 if [ -n "$targets" ]; then
 	make -s -C "$testsrc/tools/testing/selftests" ARCH="$karch" \
 		CROSS_COMPILE="$cross" O="$objtree/kselftest-build" \

@@ -81,14 +81,18 @@ static int hook_ftrace_sites(struct kprobe **kps, int n)
 
 static void unhook_ftrace_sites(struct kprobe **kps, int n)
 {
-	int i;
+	int i, ret;
 
-	if (!n)
+	if (!n || !kprobe_ftrace_disarm(kps, n))
 		return;
-	/* Removing entries cannot be refused short of ftrace being dead. */
-	if (kprobe_ftrace_disarm(kps, n))
-		for (i = 0; i < n; i++)
-			WARN_ON_ONCE(kprobe_ftrace_disarm(&kps[i], 1) != -ENODEV);
+	/*
+	 * No memory for the set: one at a time needs none.  Removing
+	 * entries cannot be refused short of ftrace being dead.
+	 */
+	for (i = 0; i < n; i++) {
+		ret = kprobe_ftrace_disarm(&kps[i], 1);
+		WARN_ON_ONCE(ret && ret != -ENODEV);
+	}
 }
 
 static void site_post_handler(struct kprobe *kp, struct pt_regs *regs,

@@ -469,6 +469,7 @@ int kprobe_detach_batch(struct kprobe **kps, int num,
 void kprobe_free_batch(struct kprobe **kps, int num,
 		       struct kprobe_site **dead, int n)
 {
+	bool detours = false;
 	int i;
 
 	/*
@@ -479,8 +480,15 @@ void kprobe_free_batch(struct kprobe **kps, int num,
 	 * one where the IPIs would hurt.
 	 */
 	synchronize_rcu_expedited();
-	/* A task preempted in a detour or boosted copy must have left it. */
-	if (n && IS_ENABLED(CONFIG_OPTPROBES) && IS_ENABLED(CONFIG_PREEMPTION))
+	/*
+	 * Only a detour's copy of the region runs with preemption possible
+	 * (boosting is off on preemptible kernels): a task preempted there
+	 * must have left before the detour goes.  RCU-tasks waits for every
+	 * task to schedule voluntarily, so do it only when there is one.
+	 */
+	for (i = 0; i < n; i++)
+		detours |= dead[i]->can_optimize;
+	if (detours && IS_ENABLED(CONFIG_PREEMPTION))
 		synchronize_rcu_tasks();
 	for (i = 0; i < n; i++)
 		free_site(dead[i]);

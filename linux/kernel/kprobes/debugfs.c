@@ -20,6 +20,18 @@ static unsigned long shown(struct seq_file *m, const void *addr)
 	return kallsyms_show_value(m->file->f_cred) ? (unsigned long)addr : 0;
 }
 
+/*
+ * A site queued for its jump already skips the single step (its hits use
+ * the detour's copy), and the jump follows as soon as no task can be in
+ * the region: list it as optimized from then on, as the previous
+ * implementation did.  The flags of the probes say when the jump is in.
+ */
+static bool shows_optimized(struct kprobe_site *site)
+{
+	return kprobe_optimized(&site->kp) ||
+	       (IS_ENABLED(CONFIG_OPTPROBES) && !list_empty(&site->opt_node));
+}
+
 static void show_probe(struct seq_file *m, struct kprobe_site *site,
 		       struct kprobe *probe)
 {
@@ -40,7 +52,7 @@ static void show_probe(struct seq_file *m, struct kprobe_site *site,
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(probe) ? "[GONE]" : "",
 		   kprobe_disabled(probe) && !kprobe_gone(probe) ? "[DISABLED]" : "",
-		   kprobe_optimized(&site->kp) ? "[OPTIMIZED]" : "",
+		   shows_optimized(site) ? "[OPTIMIZED]" : "",
 		   kprobe_ftrace(&site->kp) ? "[FTRACE]" : "");
 }
 

@@ -260,7 +260,12 @@ static int keep_calling(void *data)
 		if (!call_all())
 			WRITE_ONCE(c->wrong, true);
 		c->rounds++;
-		cond_resched();
+		/*
+		 * Sleep, not just cond_resched(): on a preemptible kernel
+		 * removing a probe with a detour waits for every task to
+		 * schedule voluntarily (RCU-tasks).
+		 */
+		usleep_range(10, 20);
 	}
 	return 0;
 }

@@ -157,7 +157,7 @@ out:
  */
 bool is_kprobe_insn_slot(unsigned long addr)
 {
-	return xa_load(&slot_index, page_key((void *)addr)) != NULL;
+	return !!xa_load(&slot_index, page_key((void *)addr));
 }
 NOKPROBE_SYMBOL(is_kprobe_insn_slot);
 

@@ -23,12 +23,20 @@ optimized() {
 	return 1
 }
 
+# The optimizer waits until no task can be inside the region; on a
+# preemptible kernel that is an RCU-tasks grace period, seconds under TCG.
+wait=1
+if grep -q '(full)' /sys/kernel/debug/sched/preempt 2>/dev/null ||
+	uname -v | grep -qw PREEMPT; then
+	wait=10
+fi
+
 found=
 for off in $(seq 1 64); do
 	echo "p:kprobes/${EVENT_PREFIX}opt $TARGET_FUNC+$off" \
 		>> "$TRACE_DIR/kprobe_events" 2>/dev/null || continue
 	set_event opt 1
-	if optimized "$off" 1; then
+	if optimized "$off" "$wait"; then
 		found=$off
 		break
 	fi
@@ -45,7 +53,8 @@ trigger
 [ "$(hits opt)" -gt "$before" ] ||
 	{ echo "$old" > $OPT; ksft_fail "the probe stopped firing without its jump"; }
 echo 1 > $OPT
-optimized "$found" || { echo "$old" > $OPT; ksft_fail "not optimized again after writing 1"; }
+optimized "$found" $((wait * 3)) ||
+	{ echo "$old" > $OPT; ksft_fail "not optimized again after writing 1"; }
 
 echo 0 > "$KPROBES_DIR/enabled"
 list_line "$TARGET_FUNC" | grep -q OPTIMIZED &&
