@@ -620,7 +620,7 @@ asm(".pushsection .text\n"
 static void kpk_prologue_emulated(struct kunit *test)
 {
 	int (*fn)(int x) = (int (*)(int x))kallsyms_lookup_name("kpk_regops_asm");
-	unsigned long size, off, emulated = 0;
+	unsigned long size, off, slot, emulated = 0;
 	struct kprobe kp;
 
 	KUNIT_ASSERT_NOT_NULL(test, fn);
@@ -637,12 +637,19 @@ static void kpk_prologue_emulated(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, fn(off), 2 * (int)off + 5);
 		KUNIT_EXPECT_EQ(test, hits, 1);
 		KUNIT_EXPECT_EQ(test, posts, 1);
-		if (!get_kprobe(kp.addr)->ainsn.insn)
+		slot = (unsigned long)get_kprobe(kp.addr)->ainsn.insn;
+		if (!slot)
 			emulated++;
+		/* Stack traces must see code running in a slot as text. */
+		else
+			KUNIT_EXPECT_TRUE(test, is_kprobe_insn_slot(slot) &&
+					  kernel_text_address(slot));
 		unregister_kprobe(&kp);
 	}
 	/* Three pushes, three pops, three movs (the endbr is a nop). */
 	KUNIT_EXPECT_GE(test, emulated, 9UL);
+	/* Ordinary kernel text is not slot text. */
+	KUNIT_EXPECT_FALSE(test, is_kprobe_insn_slot((unsigned long)fn));
 }
 #else
 static void kpk_prologue_emulated(struct kunit *test)

@@ -57,6 +57,7 @@ struct kprobe_site_table __rcu *kprobe_sites = RCU_INITIALIZER(&boot_table.t);
 static unsigned int nr_sites;
 /* Grace period after which no lookup can be in a retired table. */
 static unsigned long retired_cookie;
+static bool retired_any;
 
 static struct kprobe_site_table *current_table(void)
 {
@@ -98,7 +99,8 @@ static void resize(unsigned int bits)
 	unsigned int i;
 
 	/* The links the new table will use may still be walked in the last one. */
-	cond_synchronize_rcu(retired_cookie);
+	if (retired_any)
+		cond_synchronize_rcu(retired_cookie);
 	new = alloc_table(bits, !table_gen(old));
 	if (!new)
 		return;
@@ -107,6 +109,7 @@ static void resize(unsigned int bits)
 			table_insert(new, site);
 	rcu_assign_pointer(kprobe_sites, new);
 	retired_cookie = get_state_synchronize_rcu();
+	retired_any = true;
 	if (old != &boot_table.t)
 		kvfree_rcu(old, rcu);
 }
