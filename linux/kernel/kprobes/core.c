@@ -39,6 +39,8 @@ DEFINE_PER_CPU(struct kprobe *, kprobe_in_handler);
 DEFINE_MUTEX(probes_mutex);
 bool kprobes_armed_globally = true;
 static bool kprobes_ready;
+/* Sites are the one allocation per probed address: no kmalloc rounding. */
+static struct kmem_cache *site_cache;
 
 /* --- what the arch's hit path calls --- */
 
@@ -258,7 +260,7 @@ out:
 
 static struct kprobe_site *new_site(struct kprobe *probe)
 {
-	struct kprobe_site *site = kzalloc(sizeof(*site), GFP_KERNEL);
+	struct kprobe_site *site = kmem_cache_zalloc(site_cache, GFP_KERNEL);
 	int ret;
 
 	if (!site)
@@ -281,7 +283,7 @@ static struct kprobe_site *new_site(struct kprobe *probe)
 		ret = arch_prepare_kprobe(&site->kp);
 	}
 	if (ret) {
-		kfree(site);
+		kmem_cache_free(site_cache, site);
 		return ERR_PTR(ret);
 	}
 	kprobe_opt_prepare(site);
@@ -320,7 +322,7 @@ static void free_site(struct kprobe_site *site)
 	if (!kprobe_gone(&site->kp))
 		arch_remove_kprobe(&site->kp);
 	kprobe_opt_release(site);
-	kfree(site);
+	kmem_cache_free(site_cache, site);
 }
 
 /* Is @probe one of the probes at @site? */
@@ -794,6 +796,9 @@ static int __init init_kprobes(void)
 {
 	int ret;
 
+	site_cache = KMEM_CACHE(kprobe_site, 0);
+	if (!site_cache)
+		return -ENOMEM;
 	ret = kprobe_blacklist_init();
 	if (ret)
 		pr_err("no blacklist (error %d): probes are not restricted\n",
