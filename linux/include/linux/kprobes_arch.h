@@ -29,7 +29,6 @@
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/hash.h>
-#include <linux/build_bug.h>
 
 #ifdef CONFIG_KPROBES
 
