@@ -61,10 +61,12 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
 
 /**
  * struct kprobe - one probe on one kernel instruction
- * @hlist: used by the core; do not touch.  After a successful registration
- *	either @hlist is hashed or @list is non-empty, which is how callers
- *	such as trace_kprobe tell a registered probe from an idle one.
- * @list: used by the core: links the probe to the other probes at its address.
+ * @hlist: used by the core; do not touch.  Chains the probe to the others
+ *	at its address that have a pre_handler.
+ * @list: used by the core: links the probe to the other probes at its
+ *	address, or to the core's list of probes alone at theirs.  It is never
+ *	empty while the probe is registered, which is how callers such as
+ *	trace_kprobe tell a registered probe from an idle one.
  * @nmissed: hits that did not run the handlers because another probe handler
  *	was already running on that CPU.
  * @addr: the probed address; set by the caller or filled in at registration

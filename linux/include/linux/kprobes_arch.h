@@ -12,14 +12,14 @@
  * "core" functions for the port's trap handlers.
  *
  * How a hit flows: the port's breakpoint (or ftrace) handler finds the
- * probe with get_kprobe(), and if no probe handler is running on this CPU
+ * head with get_kprobe(), and if no probe handler is running on this CPU
  * it sets current_kprobe and calls kprobe_run_pre_handlers().  It then
  * executes or emulates the original instruction, calls
- * kprobe_run_post_handlers() when @p->post_handler is set (the core sets it
- * exactly when some enabled probe there has one, so a port may skip the
- * trap after the instruction otherwise) and clears current_kprobe.  A hit while a
- * handler is running only counts kprobes_inc_nmissed_count() and executes
- * the instruction.  All of this runs with interrupts off, never sleeps and
+ * kprobe_run_post_handlers() when @p->post_handler is set (a lone probe's
+ * own; on a site the core sets it exactly when some enabled probe there
+ * has one), so a port may skip the trap after the instruction otherwise,
+ * and clears current_kprobe.  A hit while a handler is running only
+ * counts kprobes_inc_nmissed_count() and executes the instruction.  All of this runs with interrupts off, never sleeps and
  * never takes a lock.
  */
 #ifndef _LINUX_KPROBES_ARCH_H
@@ -38,7 +38,10 @@
  * arch_prepare_kprobe() - check that @p->addr can be probed and copy it
  * @p: probe with @addr set; fill @opcode and @ainsn
  *
- * Called once per probed address, under the core's mutex.
+ * Called once per probed address, under the core's mutex.  The core may
+ * later move @opcode and @ainsn to another kprobe by copying them (when a
+ * lone probe becomes a site), so they must not point into @p itself; the
+ * copy then owns what they refer to.
  *
  * Return: 0, -EILSEQ when @addr is not on an instruction boundary, -EINVAL
  * for an instruction that must never be probed, -ENOMEM when no slot is
@@ -107,7 +110,9 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  * longer be optimized; remove once no CPU can be in the detour.
  */
 
-/* Check the region at @p->addr and build its detour.  0, or why not. */
+/* Check the region at @p->addr and build its detour, which may record @p
+ * (the core keeps @p the head while the detour exists).  0, or why not.
+ */
 int arch_prepare_optimized_kprobe(struct kprobe *p);
 /* Free the detour (no CPU may still run in it). */
 void arch_remove_optimized_kprobe(struct kprobe *p);
@@ -122,46 +127,54 @@ void arch_unoptimize_kprobe(struct kprobe *p);
 /* --- core: the port's trap handlers call these --- */
 
 /*
- * Every probed address has one struct kprobe_site.  Its embedded kprobe is
- * what get_kprobe() returns, what the port arms and what current_kprobe
- * points to during a hit; the probes users registered hang off @kp.list
- * in registration order.  Those that have a pre_handler are also chained,
- * in the same order, behind @kp.hlist through their own hlist nodes: that
- * chain is all a hit walks, so several probes at one address need no
- * special case and a single one costs one pointer step.
+ * The site table (kernel/kprobes/table.c) maps each probed address to the
+ * one kprobe a hit deals with, its "head".  A probe alone at its address
+ * is its own head: registering it allocates nothing.  A second probe at
+ * the address (or a detour, which needs room the user's probe does not
+ * have) turns the site into a struct kprobe_site: its embedded kprobe
+ * becomes the head, the users' probes hang off @kp.list in registration
+ * order, and those that have a pre_handler are also chained, in the same
+ * order, behind @kp.hlist through their own hlist nodes: that chain is
+ * all a hit walks.  A site, once made, stays one until it is emptied.
  *
- * Only the core writes these fields; ports treat the site as its @kp.
+ * Ports treat every head alike; only the core reads these fields.
  */
 struct kprobe_site {
 	struct kprobe kp;
-	/* Links in the site table; a table uses one, a resize the other. */
-	struct hlist_node hnode[2];
 	/* Users at this address that are neither disabled nor gone. */
 	unsigned int nr_enabled;
-	/* The breakpoint (or ftrace hook) is in place. */
-	bool armed;
 	/* The port built a detour: the site may be reached by a jump. */
 	bool can_optimize;
-	/* Scratch mark of a batch operation, under the core's mutex. */
-	bool in_batch;
 	/* On the optimizer's queue (kernel/kprobes/optimize.c). */
 	struct list_head opt_node;
 };
 
+/* Flag bits only the core sets, on heads (cleared when a probe leaves). */
+#define KPROBE_FLAG_AGGR	(1U << 28)	/* the head of a kprobe_site */
+#define KPROBE_FLAG_ARMED	(1U << 29)	/* breakpoint or ftrace hook in */
+#define KPROBE_FLAG_IN_BATCH	(1U << 30)	/* scratch mark, under the mutex */
+#define KPROBE_CORE_FLAGS	(KPROBE_FLAG_AGGR | KPROBE_FLAG_ARMED | \
+				 KPROBE_FLAG_IN_BATCH)
+
+static inline bool kprobe_aggr(const struct kprobe *p)
+{
+	return kprobe_has_flag(p, KPROBE_FLAG_AGGR);
+}
+
 /*
- * The address -> site hash (kernel/kprobes/table.c).  It doubles as sites
- * are added, so a lookup stays short however many probes exist.  A resize
- * links every site into the new table through its other @hnode, publishes
- * the table and frees the old one after a grace period; lookups therefore
- * never take a lock and never see a half-moved chain.
+ * The address -> head table: open addressing with linear probing, an
+ * array of pointers and nothing in the probes themselves.  Changes are
+ * single pointer stores; a resize fills a new array, publishes it and
+ * frees the old one after a grace period, so lookups never take a lock.
+ * An empty slot ends a search; a removed entry leaves a tombstone (a
+ * kprobe at an address no search asks for) until the next rebuild.
  */
 struct kprobe_site_table {
-	/* 64 - log2(number of buckets): the hash is a product's top bits. */
+	/* 64 - log2(number of slots): the hash is a product's top bits. */
 	unsigned int shift;
-	/* Offset of the site link this table uses: hnode[0] or hnode[1]. */
-	unsigned int node_off;
+	unsigned int mask;
 	struct rcu_head rcu;
-	struct hlist_head heads[];
+	struct kprobe __rcu *slots[];
 };
 
 extern struct kprobe_site_table __rcu *kprobe_sites;
@@ -173,45 +186,39 @@ static __always_inline unsigned long kprobe_site_hash(const void *addr,
 }
 
 /**
- * kprobe_lookup() - the site at @addr, for a hit path
+ * kprobe_lookup() - the head at @addr, for a hit path
  * @addr: the probed address
  *
  * get_kprobe() for callers that run with interrupts or preemption off;
  * inline because every hit pays for it.
  *
- * Return: the site's kprobe, or NULL.
+ * Return: the head, or NULL.
  */
 static __always_inline struct kprobe *kprobe_lookup(const void *addr)
 {
 	struct kprobe_site_table *t = rcu_dereference_raw(kprobe_sites);
-	struct hlist_head *head = &t->heads[kprobe_site_hash(addr, t->shift)];
-	struct hlist_node *node;
+	unsigned long i = kprobe_site_hash(addr, t->shift);
 	struct kprobe *kp;
 
-	node = rcu_dereference_raw(hlist_first_rcu(head));
-	for (; node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
-		/* The site starts with its kprobe (see table.c). */
-		kp = (void *)node - t->node_off;
-		if (kp->addr == addr)
+	for (;; i = (i + 1) & t->mask) {
+		kp = rcu_dereference_raw(t->slots[i]);
+		if (!kp || kp->addr == addr)
 			return kp;
 	}
-	return NULL;
 }
 
 /* The user probe whose handler runs on this CPU, for fault_handler. */
 DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 
 /*
- * The probe get_kprobe() returns stands for every probe at its address;
- * its @list heads theirs, in registration order, and those with a
- * pre_handler follow it, in the same order, on the hlist its @hlist node
- * starts.  The two helpers below are inline because they are the whole
- * cost of a hit besides the trap.
+ * The head get_kprobe() returns stands for every probe at its address.
+ * The two helpers below are inline because they are the whole cost of a
+ * hit besides the trap.
  */
 
 /**
  * kprobe_run_pre_handlers() - run the pre_handlers at a probed address
- * @p: the probe get_kprobe() returned
+ * @p: the head get_kprobe() returned
  * @regs: registers of the hit
  *
  * Return: true when a pre_handler returned non-zero, i.e. redirected
@@ -224,6 +231,14 @@ static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 	struct kprobe *probe = p;
 	bool redirected = false;
 
+	if (!kprobe_aggr(p)) {
+		if (kprobe_disabled(p) || !p->pre_handler)
+			return false;
+		__this_cpu_write(kprobe_in_handler, p);
+		redirected = p->pre_handler(p, regs);
+		__this_cpu_write(kprobe_in_handler, NULL);
+		return redirected;
+	}
 	hlist_for_each_entry_continue_rcu(probe, hlist) {
 		if (kprobe_disabled(probe))
 			continue;
@@ -239,7 +254,7 @@ static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 
 /**
  * kprobe_run_post_handlers() - run the post_handlers at a probed address
- * @p: the probe get_kprobe() returned; only call when @p->post_handler
+ * @p: the head get_kprobe() returned; only call when @p->post_handler
  * @regs: registers after the original instruction
  */
 static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
@@ -247,6 +262,14 @@ static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
 {
 	struct kprobe *probe;
 
+	if (!kprobe_aggr(p)) {
+		if (kprobe_disabled(p))
+			return;
+		__this_cpu_write(kprobe_in_handler, p);
+		p->post_handler(p, regs, 0);
+		__this_cpu_write(kprobe_in_handler, NULL);
+		return;
+	}
 	list_for_each_entry_rcu(probe, &p->list, list) {
 		if (kprobe_disabled(probe) || !probe->post_handler)
 			continue;

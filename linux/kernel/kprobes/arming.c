@@ -63,7 +63,7 @@ static int hook_ftrace_sites(struct kprobe **kps, int n)
 	ret = kprobe_ftrace_arm(kps, n);
 	if (!ret) {
 		for (i = 0; i < n; i++)
-			to_site(kps[i])->armed = true;
+			kps[i]->flags |= KPROBE_FLAG_ARMED;
 		return 0;
 	}
 	if (n == 1)
@@ -74,7 +74,7 @@ static int hook_ftrace_sites(struct kprobe **kps, int n)
 		if (err)
 			ret = ret ?: err;
 		else
-			to_site(kps[i])->armed = true;
+			kps[i]->flags |= KPROBE_FLAG_ARMED;
 	}
 	return ret;
 }
@@ -102,12 +102,15 @@ static void site_post_handler(struct kprobe *kp, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(site_post_handler);
 
-/*
+/**
+ * kprobe_site_update_post() - keep a site's post_handler in line
+ * @site: the site
+ *
  * The site's own post_handler is set exactly when some live probe there
  * has one.  The arch reads it on a hit to decide whether the instruction
  * must be stepped with a trap afterwards or may run without one.
  */
-static void site_update_post(struct kprobe_site *site)
+void kprobe_site_update_post(struct kprobe_site *site)
 {
 	struct kprobe *probe;
 	bool post = false;
@@ -119,32 +122,32 @@ static void site_update_post(struct kprobe_site *site)
 	WRITE_ONCE(site->kp.post_handler, post ? site_post_handler : NULL);
 }
 
-/* The four kinds of change a set of sites may need, each patched at once. */
+/* The four kinds of change a set of heads may need, each patched at once. */
 struct arming_plan {
 	struct kprobe **arm_bp, **arm_ft, **disarm_bp, **disarm_ft;
 	int n_arm_bp, n_arm_ft, n_disarm_bp, n_disarm_ft;
 };
 
-static void plan_site(struct arming_plan *plan, struct kprobe_site *site)
+static void plan_head(struct arming_plan *plan, struct kprobe *kp)
 {
-	struct kprobe *kp = &site->kp;
-	bool want, ft = kprobe_ftrace(kp);
+	bool ft = kprobe_ftrace(kp), armed = kprobe_has_flag(kp, KPROBE_FLAG_ARMED);
+	unsigned int enabled = head_nr_enabled(kp);
+	bool want = kprobes_armed_globally && enabled && !kprobe_gone(kp);
 
-	site_update_post(site);
-	if (kprobe_gone(kp))
-		return;
-	want = kprobes_armed_globally && site->nr_enabled;
-	/* Hits see the site enabled before it is armed, disabled after. */
-	if (site->nr_enabled)
-		kp->flags &= ~KPROBE_FLAG_DISABLED;
-	if (want && !site->armed) {
+	if (kprobe_aggr(kp)) {
+		kprobe_site_update_post(to_site(kp));
+		/* Hits see the site enabled before it is armed, disabled after. */
+		if (enabled)
+			kp->flags &= ~KPROBE_FLAG_DISABLED;
+	}
+	if (want && !armed) {
 		if (ft)
 			plan->arm_ft[plan->n_arm_ft++] = kp;
 		else
 			plan->arm_bp[plan->n_arm_bp++] = kp;
-	} else if (!want && site->armed) {
+	} else if (!want && armed) {
 		/* The jump goes before the breakpoint under it. */
-		kprobe_opt_unoptimize(site);
+		kprobe_opt_unoptimize(kp);
 		if (ft)
 			plan->disarm_ft[plan->n_disarm_ft++] = kp;
 		else
@@ -158,31 +161,32 @@ static int carry_out(struct arming_plan *plan)
 
 	patch_breakpoints(plan->arm_bp, plan->n_arm_bp, true);
 	for (i = 0; i < plan->n_arm_bp; i++)
-		to_site(plan->arm_bp[i])->armed = true;
+		plan->arm_bp[i]->flags |= KPROBE_FLAG_ARMED;
 	ret = hook_ftrace_sites(plan->arm_ft, plan->n_arm_ft);
 
 	patch_breakpoints(plan->disarm_bp, plan->n_disarm_bp, false);
 	unhook_ftrace_sites(plan->disarm_ft, plan->n_disarm_ft);
 	for (i = 0; i < plan->n_disarm_bp; i++)
-		to_site(plan->disarm_bp[i])->armed = false;
+		plan->disarm_bp[i]->flags &= ~KPROBE_FLAG_ARMED;
 	for (i = 0; i < plan->n_disarm_ft; i++)
-		to_site(plan->disarm_ft[i])->armed = false;
+		plan->disarm_ft[i]->flags &= ~KPROBE_FLAG_ARMED;
 	return ret;
 }
 
 /**
- * kprobe_sites_sync_arming() - bring a set of sites in line at once
- * @sites: the sites; gone ones are skipped (their text is gone too)
+ * kprobe_sites_sync_arming() - bring a set of heads in line at once
+ * @heads: the heads
  * @n: how many
  *
- * Arms the sites that have enabled probes (while the global switch is on)
+ * Arms the heads that have enabled probes (while the global switch is on)
  * and disarms the others, with one text synchronisation and one ftrace
- * filter update for the whole set, then lets the optimizer know.
+ * filter update for the whole set, then lets the optimizer know.  Gone
+ * heads are never armed: their text is gone too.
  *
- * Return: 0, or the first error that kept a site from being armed; the
- * other sites are in line all the same.
+ * Return: 0, or the first error that kept a head from being armed; the
+ * others are in line all the same.
  */
-int kprobe_sites_sync_arming(struct kprobe_site **sites, int n)
+int kprobe_sites_sync_arming(struct kprobe **heads, int n)
 {
 	struct kprobe *one[4];
 	struct arming_plan plan = {};
@@ -193,9 +197,9 @@ int kprobe_sites_sync_arming(struct kprobe_site **sites, int n)
 	if (n > 1) {
 		room = kvmalloc_array(n, 4 * sizeof(*room), GFP_KERNEL);
 		if (!room) {
-			/* Slower, never wrong: one site at a time. */
+			/* Slower, never wrong: one head at a time. */
 			for (i = 0, ret = 0; i < n; i++)
-				ret = kprobe_sites_sync_arming(&sites[i], 1) ?: ret;
+				ret = kprobe_sites_sync_arming(&heads[i], 1) ?: ret;
 			return ret;
 		}
 	}
@@ -204,13 +208,13 @@ int kprobe_sites_sync_arming(struct kprobe_site **sites, int n)
 	plan.disarm_bp = room + 2 * n;
 	plan.disarm_ft = room + 3 * n;
 	for (i = 0; i < n; i++)
-		plan_site(&plan, sites[i]);
+		plan_head(&plan, heads[i]);
 	ret = carry_out(&plan);
 	for (i = 0; i < n; i++) {
-		if (!sites[i]->nr_enabled)
-			sites[i]->kp.flags |= KPROBE_FLAG_DISABLED;
+		if (kprobe_aggr(heads[i]) && !head_nr_enabled(heads[i]))
+			heads[i]->flags |= KPROBE_FLAG_DISABLED;
 		/* A jump in place of the breakpoint, or not (optimize.c). */
-		kprobe_opt_sync(sites[i]);
+		kprobe_opt_sync(heads[i]);
 	}
 	if (room != one)
 		kvfree(room);
@@ -218,42 +222,45 @@ int kprobe_sites_sync_arming(struct kprobe_site **sites, int n)
 }
 
 /**
- * kprobe_site_sync_arming() - kprobe_sites_sync_arming() for one site
- * @site: the site
+ * kprobe_site_sync_arming() - kprobe_sites_sync_arming() for one head
+ * @head: the head
  *
- * Return: 0 or the error that kept @site from being armed.
+ * Return: 0 or the error that kept @head from being armed.
  */
-int kprobe_site_sync_arming(struct kprobe_site *site)
+int kprobe_site_sync_arming(struct kprobe *head)
 {
-	return kprobe_sites_sync_arming(&site, 1);
+	return kprobe_sites_sync_arming(&head, 1);
 }
 
 /*
- * The text under @sites is about to be freed: mark every probe there
+ * The text under @heads is about to be freed: mark every probe there
  * [GONE].  They stay registered until their owners unregister them.  The
  * text is still mapped when we are told (module notifier,
  * kprobe_free_init_mem()), so the breakpoints are taken out properly:
  * code that still runs before the memory is released must not trap on a
  * site nobody looks up.
  */
-void kprobe_sites_mark_gone(struct kprobe_site **sites, int n)
+void kprobe_sites_mark_gone(struct kprobe **heads, int n)
 {
 	struct kprobe *probe;
 	int i;
 
 	lockdep_assert_held(&probes_mutex);
-	for (i = 0; i < n; i++)
-		sites[i]->nr_enabled = 0;
-	kprobe_sites_sync_arming(sites, n);
 	for (i = 0; i < n; i++) {
-		sites[i]->kp.flags |= KPROBE_FLAG_GONE;
-		list_for_each_entry(probe, &sites[i]->kp.list, list)
+		heads[i]->flags |= KPROBE_FLAG_GONE;
+		if (!kprobe_aggr(heads[i]))
+			continue;
+		to_site(heads[i])->nr_enabled = 0;
+		list_for_each_entry(probe, &heads[i]->list, list)
 			probe->flags |= KPROBE_FLAG_GONE;
 	}
+	/* Gone heads are disarmed, and stay so. */
+	kprobe_sites_sync_arming(heads, n);
 	/* The slots may still be in use by CPUs finishing a hit. */
 	synchronize_rcu();
 	for (i = 0; i < n; i++) {
-		arch_remove_kprobe(&sites[i]->kp);
-		kprobe_opt_release(sites[i]);
+		arch_remove_kprobe(heads[i]);
+		if (kprobe_aggr(heads[i]))
+			kprobe_opt_release(to_site(heads[i]));
 	}
 }

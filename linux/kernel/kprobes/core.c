@@ -55,9 +55,12 @@ int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 		return running->fault_handler ?
 			running->fault_handler(running, regs, trapnr) : 0;
 
-	/* Only a real site has probes; kprobe_busy and friends do not. */
+	/* Only a real head has probes; kprobe_busy and friends do not. */
 	if (get_kprobe(kp->addr) != kp)
 		return 0;
+	if (!kprobe_aggr(kp))
+		return kp->fault_handler && !kprobe_disabled(kp) ?
+			kp->fault_handler(kp, regs, trapnr) : 0;
 	/* The probed instruction faulted: it belongs to every probe here. */
 	list_for_each_entry_rcu(probe, &kp->list, list) {
 		if (kprobe_disabled(probe) || !probe->fault_handler)
@@ -71,7 +74,7 @@ NOKPROBE_SYMBOL(kprobe_run_fault_handler);
 
 /**
  * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
- * @kp: the site kprobe that was hit
+ * @kp: the head that was hit
  *
  * Every probe at the address missed the hit, so each one counts it.
  */
@@ -79,6 +82,10 @@ void kprobes_inc_nmissed_count(struct kprobe *kp)
 {
 	struct kprobe *probe;
 
+	if (!kprobe_aggr(kp)) {
+		kp->nmissed++;
+		return;
+	}
 	list_for_each_entry_rcu(probe, &kp->list, list)
 		probe->nmissed++;
 }
@@ -258,36 +265,123 @@ out:
 
 /* --- registration --- */
 
-static struct kprobe_site *new_site(struct kprobe *probe)
+/*
+ * Lone probes are their own heads and on no site's list; they are kept on
+ * this one instead, so that a registered probe's @list is never empty
+ * (callers such as trace_kprobe tell registered probes by it).
+ */
+static LIST_HEAD(lone_probes);
+
+/* Is @probe registered at @head? */
+static bool head_has_probe(struct kprobe *head, struct kprobe *probe)
+{
+	struct kprobe *q;
+
+	if (head == probe)
+		return true;
+	if (!kprobe_aggr(head))
+		return false;
+	list_for_each_entry(q, &head->list, list)
+		if (q == probe)
+			return true;
+	return false;
+}
+
+/* The head @probe is registered at, or NULL when it is not registered. */
+static struct kprobe *head_of(struct kprobe *probe)
+{
+	struct kprobe *head = get_kprobe(probe->addr);
+
+	return head && head_has_probe(head, probe) ? head : NULL;
+}
+
+/* Copy the port's state for @probe's address into @probe. */
+static int prepare_arch(struct kprobe *kp)
+{
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (kprobe_ftrace(kp))
+		return arch_prepare_kprobe_ftrace(kp);
+#endif
+	return arch_prepare_kprobe(kp);
+}
+
+/**
+ * kprobe_site_from() - a site for the address of the lone probe @lone
+ * @lone: a head that is not a site
+ *
+ * The site carries a copy of @lone's arch state but is not in use until
+ * kprobe_site_take_over() (or kprobe_site_discard()).
+ *
+ * Return: the site, or NULL without memory.
+ */
+struct kprobe_site *kprobe_site_from(struct kprobe *lone)
 {
 	struct kprobe_site *site = kmem_cache_zalloc(site_cache, GFP_KERNEL);
-	int ret;
+	struct kprobe *kp;
 
 	if (!site)
-		return ERR_PTR(-ENOMEM);
-	INIT_LIST_HEAD(&site->kp.list);
-	INIT_HLIST_NODE(&site->kp.hlist);
-	site->kp.addr = probe->addr;
-	site->kp.symbol_name = probe->symbol_name;
-	site->kp.offset = probe->offset;
-	site->kp.flags = (probe->flags & (KPROBE_FLAG_FTRACE |
-				      KPROBE_FLAG_ON_FUNC_ENTRY)) |
-			 KPROBE_FLAG_DISABLED;
-	if (kprobe_ftrace(probe)) {
-#ifdef CONFIG_KPROBES_ON_FTRACE
-		ret = arch_prepare_kprobe_ftrace(&site->kp);
-#else
-		ret = -EINVAL;
-#endif
-	} else {
-		ret = arch_prepare_kprobe(&site->kp);
-	}
-	if (ret) {
-		kmem_cache_free(site_cache, site);
-		return ERR_PTR(ret);
-	}
-	kprobe_opt_prepare(site);
+		return NULL;
+	kp = &site->kp;
+	INIT_LIST_HEAD(&kp->list);
+	INIT_HLIST_NODE(&kp->hlist);
+	INIT_LIST_HEAD(&site->opt_node);
+	kp->addr = lone->addr;
+	kp->symbol_name = lone->symbol_name;
+	kp->offset = lone->offset;
+	kp->opcode = lone->opcode;
+	kp->ainsn = lone->ainsn;
+	kp->flags = (lone->flags & (KPROBE_FLAG_FTRACE | KPROBE_FLAG_GONE |
+				    KPROBE_FLAG_ON_FUNC_ENTRY |
+				    KPROBE_FLAG_ARMED)) |
+		    KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED;
 	return site;
+}
+
+/* Drop a site kprobe_site_from() made; the arch state stays @lone's. */
+void kprobe_site_discard(struct kprobe_site *site)
+{
+	kmem_cache_free(site_cache, site);
+}
+
+/*
+ * @probe joins @site: on its list, and on the chain of pre_handlers a hit
+ * walks when it has one.  Both keep registration order.
+ */
+static void link_probe(struct kprobe_site *site, struct kprobe *probe)
+{
+	struct hlist_node *last = &site->kp.hlist;
+
+	list_add_tail_rcu(&probe->list, &site->kp.list);
+	if (!kprobe_disabled(probe))
+		site->nr_enabled++;
+	if (!probe->pre_handler)
+		return;
+	while (last->next)
+		last = last->next;
+	hlist_add_behind_rcu(&probe->hlist, last);
+}
+
+/**
+ * kprobe_site_take_over() - a lone probe's site replaces it as the head
+ * @site: from kprobe_site_from(@lone)
+ * @lone: the lone probe, now the site's first user
+ * @in_table: @lone is in the table (else the caller adds @site)
+ *
+ * A hit that found @lone before the switch still runs @lone's handlers
+ * with @lone's copy of the arch state, which @site now owns and frees
+ * only after a grace period.
+ */
+void kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
+			   bool in_table)
+{
+	list_del_init(&lone->list);
+	link_probe(site, lone);
+	kprobe_site_update_post(site);
+	if (site->nr_enabled)
+		site->kp.flags &= ~KPROBE_FLAG_DISABLED;
+	if (in_table)
+		kprobe_table_replace(lone, &site->kp);
+	lone->flags &= ~KPROBE_CORE_FLAGS;
 }
 
 /*
@@ -303,63 +397,25 @@ static int revive_site(struct kprobe_site *site, struct kprobe *probe)
 	memset(&kp->ainsn, 0, sizeof(kp->ainsn));
 	kp->flags = (probe->flags & (KPROBE_FLAG_FTRACE |
 				     KPROBE_FLAG_ON_FUNC_ENTRY)) |
-		    KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE;
-#ifdef CONFIG_KPROBES_ON_FTRACE
-	if (kprobe_ftrace(kp))
-		ret = arch_prepare_kprobe_ftrace(kp);
-	else
-#endif
-		ret = arch_prepare_kprobe(kp);
+		    KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE;
+	ret = prepare_arch(kp);
 	if (!ret) {
 		kp->flags &= ~KPROBE_FLAG_GONE;
-		kprobe_opt_prepare(site);
+		kprobe_opt_block_around((unsigned long)kp->addr);
+		kprobe_opt_try(site);
 	}
 	return ret;
 }
 
-static void free_site(struct kprobe_site *site)
+/* Free what a head that left the table owns; after a grace period. */
+static void free_head(struct kprobe *head)
 {
-	if (!kprobe_gone(&site->kp))
-		arch_remove_kprobe(&site->kp);
-	kprobe_opt_release(site);
-	kmem_cache_free(site_cache, site);
-}
-
-/* Is @probe one of the probes at @site? */
-static bool site_has_probe(struct kprobe_site *site, struct kprobe *probe)
-{
-	struct kprobe *q;
-
-	list_for_each_entry(q, &site->kp.list, list)
-		if (q == probe)
-			return true;
-	return false;
-}
-
-/* The site @probe is registered at, or NULL when @probe is not registered. */
-static struct kprobe_site *site_of(struct kprobe *probe)
-{
-	struct kprobe *kp = get_kprobe(probe->addr);
-
-	if (kp && site_has_probe(to_site(kp), probe))
-		return to_site(kp);
-	return NULL;
-}
-
-/*
- * @probe joins @site: on its list, and on the chain of pre_handlers a hit
- * walks when it has one.  Both keep registration order.
- */
-static void link_probe(struct kprobe_site *site, struct kprobe *probe)
-{
-	struct hlist_node *last = &site->kp.hlist;
-
-	list_add_tail_rcu(&probe->list, &site->kp.list);
-	if (!probe->pre_handler)
-		return;
-	while (last->next)
-		last = last->next;
-	hlist_add_behind_rcu(&probe->hlist, last);
+	if (!kprobe_gone(head))
+		arch_remove_kprobe(head);
+	if (kprobe_aggr(head)) {
+		kprobe_opt_release(to_site(head));
+		kmem_cache_free(site_cache, to_site(head));
+	}
 }
 
 /* Hits may still be walking past @probe until a grace period has passed. */
@@ -371,70 +427,76 @@ static void unlink_probe(struct kprobe *probe)
 }
 
 /*
- * Sites touched by a batch are collected once each; the mark is only
+ * Heads touched by a batch are collected once each; the mark is only
  * used under probes_mutex and cleared before the mutex is released.
  */
-static void collect_site(struct kprobe_site *site, struct kprobe_site **set,
-			 int *n)
+static void collect_head(struct kprobe *head, struct kprobe **set, int *n)
 {
-	if (site->in_batch)
+	if (kprobe_has_flag(head, KPROBE_FLAG_IN_BATCH))
 		return;
-	site->in_batch = true;
-	set[(*n)++] = site;
+	head->flags |= KPROBE_FLAG_IN_BATCH;
+	set[(*n)++] = head;
 }
 
-static void uncollect_sites(struct kprobe_site **set, int n)
+static void uncollect_heads(struct kprobe **set, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		set[i]->in_batch = false;
+		set[i]->flags &= ~KPROBE_FLAG_IN_BATCH;
 }
 
-/* Take @probe off its site; returns the site, or NULL if not registered. */
-static struct kprobe_site *detach_probe(struct kprobe *probe)
+/* Take @probe off its head; returns the head, or NULL if not registered. */
+static struct kprobe *detach_probe(struct kprobe *probe)
 {
-	struct kprobe_site *site = site_of(probe);
+	struct kprobe *head = head_of(probe);
+	struct kprobe_site *site;
 
-	if (!site) {
+	if (!head) {
 		/* Not registered: say so the way callers expect. */
 		probe->addr = NULL;
 		return NULL;
 	}
+	if (head == probe) {
+		/* Alone: it stays the head until it leaves the table. */
+		list_del_init(&probe->list);
+		return head;
+	}
+	site = to_site(head);
 	unlink_probe(probe);
 	probe->flags &= ~KPROBE_FLAG_OPTIMIZED;
 	if (!kprobe_disabled(probe))
 		site->nr_enabled--;
-	return site;
+	return head;
 }
 
 /*
- * Detach @kps and disarm the sites left without enabled probes, all with
- * one round of text patching.  Sites left empty leave the table and end
- * up in @dead, to be freed after a grace period.  Returns their number.
+ * Detach @kps and disarm the heads left without enabled probes, all with
+ * one round of text patching.  Heads left without probes leave the table
+ * and end up in @dead, to be freed after a grace period.  Returns their
+ * number.
  */
-static int detach_locked(struct kprobe **kps, int num,
-			 struct kprobe_site **dead)
+static int detach_locked(struct kprobe **kps, int num, struct kprobe **dead)
 {
-	struct kprobe_site *site;
+	struct kprobe *head;
 	int i, n = 0, nr_dead = 0;
 
 	lockdep_assert_held(&probes_mutex);
 	for (i = 0; i < num; i++) {
-		site = detach_probe(kps[i]);
-		if (site)
-			collect_site(site, dead, &n);
+		head = detach_probe(kps[i]);
+		if (head)
+			collect_head(head, dead, &n);
 	}
-	uncollect_sites(dead, n);
+	uncollect_heads(dead, n);
 	kprobe_sites_sync_arming(dead, n);
 	for (i = 0; i < n; i++) {
-		site = dead[i];
-		if (!list_empty(&site->kp.list))
+		head = dead[i];
+		if (!list_empty(&head->list))
 			continue;
-		kprobe_table_del(site);
+		kprobe_table_del(head);
 		/* Neighbours it kept from a jump may have one again. */
-		kprobe_opt_retry_around((unsigned long)site->kp.addr);
-		dead[nr_dead++] = site;
+		kprobe_opt_retry_around((unsigned long)head->addr);
+		dead[nr_dead++] = head;
 	}
 	return nr_dead;
 }
@@ -443,15 +505,14 @@ static int detach_locked(struct kprobe **kps, int num,
  * kprobe_detach_batch() - first half of unregistering several probes
  * @kps: the probes
  * @num: how many
- * @dead: room for @num sites; filled with the sites left empty
+ * @dead: room for @num heads; filled with those that left the table
  *
  * After this no new hit runs the handlers of @kps.  Hand the filled
  * entries of @dead to kprobe_free_batch().
  *
  * Return: how many entries of @dead were filled.
  */
-int kprobe_detach_batch(struct kprobe **kps, int num,
-			struct kprobe_site **dead)
+int kprobe_detach_batch(struct kprobe **kps, int num, struct kprobe **dead)
 {
 	int n;
 
@@ -465,18 +526,18 @@ int kprobe_detach_batch(struct kprobe **kps, int num,
  * kprobe_free_batch() - second half: wait out running hits, then free
  * @kps: the probes given to kprobe_detach_batch()
  * @num: how many
- * @dead: the sites it returned
- * @n: how many sites
+ * @dead: the heads it returned
+ * @n: how many heads
  */
-void kprobe_free_batch(struct kprobe **kps, int num,
-		       struct kprobe_site **dead, int n)
+void kprobe_free_batch(struct kprobe **kps, int num, struct kprobe **dead,
+		       int n)
 {
 	bool detours = false;
 	int i;
 
 	/*
 	 * One grace period for the whole batch: after it no CPU can be in a
-	 * handler of these probes or in a slot of these sites.  Expedited,
+	 * handler of these probes or in a slot of these heads.  Expedited,
 	 * because tools remove probes one by one by the thousand and each
 	 * caller waits for it; rcupdate.rcu_normal turns it into a normal
 	 * one where the IPIs would hurt.
@@ -489,20 +550,21 @@ void kprobe_free_batch(struct kprobe **kps, int num,
 	 * task to schedule voluntarily, so do it only when there is one.
 	 */
 	for (i = 0; i < n; i++)
-		detours |= dead[i]->can_optimize;
+		detours |= kprobe_aggr(dead[i]) && to_site(dead[i])->can_optimize;
 	if (detours && IS_ENABLED(CONFIG_PREEMPTION))
 		synchronize_rcu_tasks();
 	for (i = 0; i < n; i++)
-		free_site(dead[i]);
+		free_head(dead[i]);
 	for (i = 0; i < num; i++) {
 		INIT_LIST_HEAD(&kps[i]->list);
 		INIT_HLIST_NODE(&kps[i]->hlist);
+		kps[i]->flags &= ~KPROBE_CORE_FLAGS;
 	}
 }
 
 static void unregister_batch(struct kprobe **kps, int num)
 {
-	struct kprobe_site *one, **dead = &one;
+	struct kprobe *one, **dead = &one;
 	int n;
 
 	if (num <= 0)
@@ -523,12 +585,8 @@ static void unregister_batch(struct kprobe **kps, int num)
  */
 bool kprobe_registered(struct kprobe *probe)
 {
-	bool ret;
-
-	mutex_lock(&probes_mutex);
-	ret = probe->addr && site_of(probe);
-	mutex_unlock(&probes_mutex);
-	return ret;
+	guard(mutex)(&probes_mutex);
+	return probe->addr && head_of(probe);
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_registered);
 
@@ -547,7 +605,7 @@ struct reg_undo {
 static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 {
 	kprobe_opcode_t *addr;
-	struct kprobe *kp;
+	struct kprobe *head;
 	bool on_entry, taken;
 
 	undo->addr = probe->addr;
@@ -558,8 +616,8 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 	if (IS_ERR(addr))
 		return PTR_ERR(addr);
 	mutex_lock(&probes_mutex);
-	kp = get_kprobe(addr);
-	taken = kp && site_has_probe(to_site(kp), probe);
+	head = get_kprobe(addr);
+	taken = head && head_has_probe(head, probe);
 	mutex_unlock(&probes_mutex);
 	if (taken)
 		return -EINVAL;
@@ -574,46 +632,91 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 	return check_probe_text(probe, &undo->mod);
 }
 
-/* Second step, under the mutex: put @probe on its site, new or not. */
-static int attach_probe(struct kprobe *probe, struct kprobe_site **sitep)
+/*
+ * A site would have a detour: then it must be a site from the start, as
+ * the detour records its head.
+ */
+static struct kprobe_site *site_for_detour(struct kprobe *lone)
 {
-	struct kprobe *kp = get_kprobe(probe->addr);
+	struct kprobe_site *site;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES) || kprobe_ftrace(lone))
+		return NULL;
+	site = kprobe_site_from(lone);
+	if (!site)
+		return NULL;
+	kprobe_opt_try(site);
+	if (site->can_optimize)
+		return site;
+	kprobe_site_discard(site);
+	return NULL;
+}
+
+/* @probe is the first at its address: it becomes the head itself. */
+static int attach_alone(struct kprobe *probe)
+{
+	struct kprobe_site *site;
+	int ret;
+
+	ret = kprobe_table_reserve(1);
+	if (ret)
+		return ret;
+	ret = prepare_arch(probe);
+	if (ret)
+		return ret;
+	/* Sites whose jump would skip the new breakpoint lose it. */
+	kprobe_opt_block_around((unsigned long)probe->addr);
+	list_add(&probe->list, &lone_probes);
+	site = site_for_detour(probe);
+	if (site) {
+		kprobe_site_take_over(site, probe, false);
+		kprobe_table_add(&site->kp);
+	} else {
+		kprobe_table_add(probe);
+	}
+	return 0;
+}
+
+/* Second step, under the mutex: put @probe at its address. */
+static int attach_probe(struct kprobe *probe)
+{
+	struct kprobe *head = get_kprobe(probe->addr);
 	struct kprobe_site *site;
 	int ret;
 
 	/* Twice in one batch: the first one is already attached. */
 	if (!list_empty(&probe->list))
 		return -EINVAL;
-	if (kp) {
-		site = to_site(kp);
-		if (kprobe_gone(kp)) {
-			ret = revive_site(site, probe);
-			if (ret)
-				return ret;
-		}
+	if (!head)
+		return attach_alone(probe);
+	if (kprobe_aggr(head)) {
+		site = to_site(head);
 	} else {
-		site = new_site(probe);
-		if (IS_ERR(site))
-			return PTR_ERR(site);
-		kprobe_table_add(site);
+		site = kprobe_site_from(head);
+		if (!site)
+			return -ENOMEM;
+		kprobe_site_take_over(site, head, true);
+	}
+	if (kprobe_gone(&site->kp)) {
+		ret = revive_site(site, probe);
+		if (ret)
+			return ret;
 	}
 	/* Handlers must see a fully set up probe before it can be hit. */
 	link_probe(site, probe);
-	if (!kprobe_disabled(probe))
-		site->nr_enabled++;
-	*sitep = site;
+	kprobe_site_update_post(site);
 	return 0;
 }
 
 /*
  * Register @kps as one operation: vet them all, attach them all, then arm
- * every site they need with one round of text patching.  On any error
+ * every head they need with one round of text patching.  On any error
  * the probes attached so far are detached again, one grace period frees
  * what was made for them, and every probe is given back as it came.
  */
 static int register_batch(struct kprobe **kps, int num)
 {
-	struct kprobe_site *one, **sites = &one, *site;
+	struct kprobe *one, **heads = &one;
 	struct reg_undo undo_one, *undo = &undo_one;
 	int i, n = 0, vetted, attached = 0, ret = 0;
 
@@ -622,9 +725,9 @@ static int register_batch(struct kprobe **kps, int num)
 	if (num <= 0)
 		return -EINVAL;
 	if (num > 1) {
-		sites = kvcalloc(num, sizeof(*sites), GFP_KERNEL);
+		heads = kvcalloc(num, sizeof(*heads), GFP_KERNEL);
 		undo = kvcalloc(num, sizeof(*undo), GFP_KERNEL);
-		if (!sites || !undo) {
+		if (!heads || !undo) {
 			ret = -ENOMEM;
 			goto out_free;
 		}
@@ -635,21 +738,25 @@ static int register_batch(struct kprobe **kps, int num)
 		goto out_restore;
 
 	mutex_lock(&probes_mutex);
+	/* One resize for the batch; each new head still checks for room. */
 	kprobe_table_reserve(num);
 	for (; attached < num; attached++) {
-		ret = attach_probe(kps[attached], &site);
+		ret = attach_probe(kps[attached]);
 		if (ret)
 			break;
-		collect_site(site, sites, &n);
 	}
-	uncollect_sites(sites, n);
-	if (!ret)
-		ret = kprobe_sites_sync_arming(sites, n);
+	if (!ret) {
+		/* Only now: a head may have become a site during the batch. */
+		for (i = 0; i < num; i++)
+			collect_head(get_kprobe(kps[i]->addr), heads, &n);
+		uncollect_heads(heads, n);
+		ret = kprobe_sites_sync_arming(heads, n);
+	}
 	if (ret)
-		n = detach_locked(kps, attached, sites);
+		n = detach_locked(kps, attached, heads);
 	mutex_unlock(&probes_mutex);
 	if (ret)
-		kprobe_free_batch(kps, attached, sites, n);
+		kprobe_free_batch(kps, attached, heads, n);
 
 out_restore:
 	for (i = vetted - 1; i >= 0; i--) {
@@ -661,8 +768,8 @@ out_restore:
 		}
 	}
 out_free:
-	if (sites != &one) {
-		kvfree(sites);
+	if (heads != &one) {
+		kvfree(heads);
 		kvfree(undo);
 	}
 	return ret;
@@ -733,37 +840,36 @@ void unregister_kprobes(struct kprobe **kps, int num)
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
 
+/* Flip @probe's own switch and its site's count of enabled probes. */
+static void flip_probe(struct kprobe *head, struct kprobe *probe, bool enable)
+{
+	if (enable)
+		probe->flags &= ~KPROBE_FLAG_DISABLED;
+	else
+		probe->flags |= KPROBE_FLAG_DISABLED;
+	if (kprobe_aggr(head))
+		to_site(head)->nr_enabled += enable ? 1 : -1;
+}
+
 static int set_probe_enabled(struct kprobe *probe, bool enable)
 {
-	struct kprobe_site *site;
-	int ret = 0;
+	struct kprobe *head;
+	int ret;
 
-	mutex_lock(&probes_mutex);
-	site = site_of(probe);
-	if (!site) {
-		ret = -EINVAL;
-		goto out;
+	guard(mutex)(&probes_mutex);
+	head = head_of(probe);
+	if (!head)
+		return -EINVAL;
+	if (kprobe_gone(probe))
+		return enable ? -EINVAL : 0;
+	if (enable == !kprobe_disabled(probe))
+		return 0;
+	flip_probe(head, probe, enable);
+	ret = kprobe_site_sync_arming(head);
+	if (ret && enable) {
+		flip_probe(head, probe, false);
+		kprobe_site_sync_arming(head);
 	}
-	if (kprobe_gone(probe)) {
-		ret = enable ? -EINVAL : 0;
-		goto out;
-	}
-	if (enable && kprobe_disabled(probe)) {
-		probe->flags &= ~KPROBE_FLAG_DISABLED;
-		site->nr_enabled++;
-		ret = kprobe_site_sync_arming(site);
-		if (ret) {
-			probe->flags |= KPROBE_FLAG_DISABLED;
-			site->nr_enabled--;
-			kprobe_site_sync_arming(site);
-		}
-	} else if (!enable && !kprobe_disabled(probe)) {
-		probe->flags |= KPROBE_FLAG_DISABLED;
-		site->nr_enabled--;
-		kprobe_site_sync_arming(site);
-	}
-out:
-	mutex_unlock(&probes_mutex);
 	return ret;
 }
 

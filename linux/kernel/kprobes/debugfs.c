@@ -26,21 +26,23 @@ static unsigned long shown(struct seq_file *m, const void *addr)
  * the region: list it as optimized from then on, as the previous
  * implementation did.  The flags of the probes say when the jump is in.
  */
-static bool shows_optimized(struct kprobe_site *site)
+static bool shows_optimized(struct kprobe *head)
 {
-	return kprobe_optimized(&site->kp) ||
-	       (IS_ENABLED(CONFIG_OPTPROBES) && !list_empty(&site->opt_node));
+	return kprobe_aggr(head) &&
+	       (kprobe_optimized(head) ||
+		(IS_ENABLED(CONFIG_OPTPROBES) &&
+		 !list_empty(&to_site(head)->opt_node)));
 }
 
-static void show_probe(struct seq_file *m, struct kprobe_site *site,
+static void show_probe(struct seq_file *m, struct kprobe *head,
 		       struct kprobe *probe)
 {
 	char symbuf[KSYM_NAME_LEN], *modname;
 	const char *sym;
 	unsigned long offset = 0;
-	unsigned long addr = shown(m, site->kp.addr);
+	unsigned long addr = shown(m, head->addr);
 
-	sym = kallsyms_lookup((unsigned long)site->kp.addr, NULL, &offset,
+	sym = kallsyms_lookup((unsigned long)head->addr, NULL, &offset,
 			      &modname, symbuf);
 	if (sym)
 		seq_printf(m, "%016lx  %s  %s+0x%lx  %s ", addr,
@@ -48,20 +50,24 @@ static void show_probe(struct seq_file *m, struct kprobe_site *site,
 			   modname ?: " ");
 	else
 		seq_printf(m, "%016lx  %s  %pS ", addr,
-			   kprobe_is_kretprobe(probe) ? "r" : "k", site->kp.addr);
+			   kprobe_is_kretprobe(probe) ? "r" : "k", head->addr);
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(probe) ? "[GONE]" : "",
 		   kprobe_disabled(probe) && !kprobe_gone(probe) ? "[DISABLED]" : "",
-		   shows_optimized(site) ? "[OPTIMIZED]" : "",
-		   kprobe_ftrace(&site->kp) ? "[FTRACE]" : "");
+		   shows_optimized(head) ? "[OPTIMIZED]" : "",
+		   kprobe_ftrace(head) ? "[FTRACE]" : "");
 }
 
-static void show_site(struct kprobe_site *site, void *m)
+static void show_site(struct kprobe *head, void *m)
 {
 	struct kprobe *probe;
 
-	list_for_each_entry(probe, &site->kp.list, list)
-		show_probe(m, site, probe);
+	if (!kprobe_aggr(head)) {
+		show_probe(m, head, head);
+		return;
+	}
+	list_for_each_entry(probe, &head->list, list)
+		show_probe(m, head, probe);
 }
 
 static int list_show(struct seq_file *m, void *v)
@@ -110,24 +116,24 @@ DEFINE_SEQ_ATTRIBUTE(blacklist);
 
 /* Arm or disarm every site; per-probe disabled state is left alone. */
 struct site_list {
-	struct kprobe_site **sites;
+	struct kprobe **heads;
 	unsigned int n, max;
 };
 
-static void list_site(struct kprobe_site *site, void *arg)
+static void list_site(struct kprobe *head, void *arg)
 {
 	struct site_list *list = arg;
 
 	if (list->n < list->max)
-		list->sites[list->n] = site;
+		list->heads[list->n] = head;
 	list->n++;
 }
 
-static void sync_one(struct kprobe_site *site, void *arg)
+static void sync_one(struct kprobe *head, void *arg)
 {
 	int *err = arg;
 
-	*err = kprobe_site_sync_arming(site) ?: *err;
+	*err = kprobe_site_sync_arming(head) ?: *err;
 }
 
 /*
@@ -146,20 +152,20 @@ static int set_global_arming(bool on)
 		return 0;
 	kprobes_armed_globally = on;
 	kprobe_visit_sites(list_site, &list);
-	list.sites = kvmalloc_array(list.n, sizeof(*list.sites), GFP_KERNEL);
-	if (list.sites) {
+	list.heads = kvmalloc_array(list.n, sizeof(*list.heads), GFP_KERNEL);
+	if (list.heads) {
 		list.max = list.n;
 		list.n = 0;
 		kprobe_visit_sites(list_site, &list);
-		err = kprobe_sites_sync_arming(list.sites, list.n);
+		err = kprobe_sites_sync_arming(list.heads, list.n);
 		for (i = 0; i < list.n; i++) {
-			struct kprobe_site *site = list.sites[i];
+			struct kprobe *head = list.heads[i];
 
-			if (on && site->nr_enabled && !site->armed &&
-			    !kprobe_gone(&site->kp))
+			if (on && head_nr_enabled(head) && !kprobe_gone(head) &&
+			    !kprobe_has_flag(head, KPROBE_FLAG_ARMED))
 				failed++;
 		}
-		kvfree(list.sites);
+		kvfree(list.heads);
 	} else {
 		kprobe_visit_sites(sync_one, &err);
 		failed = !!err;

@@ -3,8 +3,8 @@
  * What the files of the kprobes core share.  Nothing here is visible
  * outside kernel/kprobes/.
  *
- * struct kprobe_site itself is in <linux/kprobes_arch.h>: the hit paths
- * look sites up inline.
+ * struct kprobe_site and the table are in <linux/kprobes_arch.h>: the hit
+ * paths look heads up inline.
  */
 #ifndef _KERNEL_KPROBES_INTERNAL_H
 #define _KERNEL_KPROBES_INTERNAL_H
@@ -22,32 +22,49 @@ extern struct mutex probes_mutex;
 /* kprobes/enabled: false while every probe is disarmed. */
 extern bool kprobes_armed_globally;
 
-/* table.c: the address -> site table; changes need probes_mutex. */
-void kprobe_table_add(struct kprobe_site *site);
-void kprobe_table_del(struct kprobe_site *site);
-void kprobe_table_reserve(unsigned int more);
+/* table.c: the address -> head table; changes need probes_mutex. */
+int kprobe_table_reserve(unsigned int more);
+void kprobe_table_add(struct kprobe *head);
+void kprobe_table_replace(struct kprobe *old, struct kprobe *new);
+void kprobe_table_del(struct kprobe *head);
 unsigned int kprobe_table_buckets(void);
-/* Call @fn on every site; @fn must not add or remove sites. */
-typedef void (*kprobe_site_fn_t)(struct kprobe_site *site, void *arg);
+/* Call @fn on every head; @fn must not add or remove heads. */
+typedef void (*kprobe_site_fn_t)(struct kprobe *head, void *arg);
 void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg);
+
+/*
+ * Probes at @head that are neither disabled nor gone.  A lone probe is on
+ * lone_probes (core.c) while registered, so its @list is empty once it
+ * has been detached.
+ */
+static inline unsigned int head_nr_enabled(struct kprobe *head)
+{
+	if (kprobe_aggr(head))
+		return to_site(head)->nr_enabled;
+	return !list_empty(&head->list) && !kprobe_disabled(head);
+}
 
 /* The NOKPROBE_SYMBOL() entries of the kernel image (vmlinux.lds.h). */
 extern unsigned long __start_kprobe_blacklist[];
 extern unsigned long __stop_kprobe_blacklist[];
 
 /* core.c */
-int kprobe_detach_batch(struct kprobe **kps, int num,
-			struct kprobe_site **dead);
-void kprobe_free_batch(struct kprobe **kps, int num,
-		       struct kprobe_site **dead, int n);
+int kprobe_detach_batch(struct kprobe **kps, int num, struct kprobe **dead);
+void kprobe_free_batch(struct kprobe **kps, int num, struct kprobe **dead,
+		       int n);
 bool kprobe_registered(struct kprobe *probe);
 int kprobe_func_entry_of(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset, kprobe_opcode_t **where);
+struct kprobe_site *kprobe_site_from(struct kprobe *lone);
+void kprobe_site_discard(struct kprobe_site *site);
+void kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
+			   bool in_table);
 
 /* arming.c */
-int kprobe_sites_sync_arming(struct kprobe_site **sites, int n);
-int kprobe_site_sync_arming(struct kprobe_site *site);
-void kprobe_sites_mark_gone(struct kprobe_site **sites, int n);
+int kprobe_sites_sync_arming(struct kprobe **heads, int n);
+int kprobe_site_sync_arming(struct kprobe *head);
+void kprobe_sites_mark_gone(struct kprobe **heads, int n);
+void kprobe_site_update_post(struct kprobe_site *site);
 
 /* blacklist.c */
 int __init kprobe_blacklist_init(void);
@@ -76,17 +93,19 @@ static inline int kprobe_ftrace_disarm(struct kprobe **kps, int n)
 
 /* optimize.c (CONFIG_OPTPROBES) */
 #ifdef CONFIG_OPTPROBES
-void kprobe_opt_prepare(struct kprobe_site *site);
-void kprobe_opt_sync(struct kprobe_site *site);
-void kprobe_opt_unoptimize(struct kprobe_site *site);
+void kprobe_opt_block_around(unsigned long addr);
+void kprobe_opt_try(struct kprobe_site *site);
+void kprobe_opt_sync(struct kprobe *head);
+void kprobe_opt_unoptimize(struct kprobe *head);
 void kprobe_opt_retry_around(unsigned long addr);
 void kprobe_opt_release(struct kprobe_site *site);
 void kprobe_opt_flush(void);
 void kprobe_set_optimization(bool on);
 #else
-static inline void kprobe_opt_prepare(struct kprobe_site *site) {}
-static inline void kprobe_opt_sync(struct kprobe_site *site) {}
-static inline void kprobe_opt_unoptimize(struct kprobe_site *site) {}
+static inline void kprobe_opt_block_around(unsigned long addr) {}
+static inline void kprobe_opt_try(struct kprobe_site *site) {}
+static inline void kprobe_opt_sync(struct kprobe *head) {}
+static inline void kprobe_opt_unoptimize(struct kprobe *head) {}
 static inline void kprobe_opt_retry_around(unsigned long addr) {}
 static inline void kprobe_opt_release(struct kprobe_site *site) {}
 #endif

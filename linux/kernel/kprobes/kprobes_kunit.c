@@ -84,7 +84,7 @@ static void count_post(struct kprobe *kp, struct pt_regs *regs,
 static int record_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	if (norder < ARRAY_SIZE(order))
-		order[norder++] = kp->flags >> 16;
+		order[norder++] = (kp->flags >> 16) & 0xff;
 	return 0;
 }
 
@@ -204,6 +204,79 @@ static void kpk_handlers_run_in_registration_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, order[1], 3);
 	unregister_kprobe(&kps[0]);
 	unregister_kprobe(&kps[2]);
+}
+
+/* What a caller may see of a registered probe (trace_kprobe relies on it). */
+static bool looks_registered(struct kprobe *kp)
+{
+	return !list_empty(&kp->list) || !hlist_unhashed(&kp->hlist);
+}
+
+/*
+ * A probe alone at its address is its own head: nothing is allocated for
+ * it.  A second one turns the address into a site without the first
+ * missing a hit, and the site stays until both are gone.
+ */
+static void kpk_lone_probe_is_its_own_head(struct kunit *test)
+{
+	struct kprobe first = { .symbol_name = "kpk_target",
+				.pre_handler = count_pre,
+				.post_handler = count_post };
+	struct kprobe second = { .symbol_name = "kpk_target",
+				 .pre_handler = record_pre };
+	struct kprobe *head;
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(first.addr), &first);
+	KUNIT_EXPECT_TRUE(test, looks_registered(&first));
+	KUNIT_EXPECT_EQ(test, call_target(2), 7);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&second), 0);
+	head = get_kprobe(first.addr);
+	KUNIT_EXPECT_PTR_NE(test, head, &first);
+	KUNIT_EXPECT_PTR_NE(test, head, &second);
+	KUNIT_EXPECT_TRUE(test, kprobe_aggr(head));
+	/* The core's bits moved to the site with the head's role. */
+	KUNIT_EXPECT_EQ(test, first.flags & KPROBE_CORE_FLAGS, 0);
+	KUNIT_EXPECT_EQ(test, call_target(2), 7);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	KUNIT_EXPECT_EQ(test, posts, 2);
+	KUNIT_EXPECT_EQ(test, norder, 1);
+
+	/* Disabling one of two leaves the other firing. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&first), 0);
+	KUNIT_EXPECT_EQ(test, call_target(2), 7);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	KUNIT_EXPECT_EQ(test, norder, 2);
+	unregister_kprobe(&first);
+	KUNIT_EXPECT_FALSE(test, looks_registered(&first));
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(second.addr), head);
+	KUNIT_EXPECT_EQ(test, call_target(2), 7);
+	KUNIT_EXPECT_EQ(test, norder, 3);
+	KUNIT_EXPECT_EQ(test, posts, 2);
+
+	unregister_kprobe(&second);
+	KUNIT_EXPECT_FALSE(test, looks_registered(&second));
+	KUNIT_EXPECT_NULL(test, get_kprobe(second.addr));
+
+	/* A lone probe leaves nothing behind either. */
+	first.addr = NULL;
+	first.flags = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(first.addr), &first);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&first), 0);
+	KUNIT_EXPECT_EQ(test, call_target(2), 7);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&first), 0);
+	KUNIT_EXPECT_EQ(test, call_target(2), 7);
+	KUNIT_EXPECT_EQ(test, hits, 3);
+	unregister_kprobe(&first);
+	KUNIT_EXPECT_FALSE(test, looks_registered(&first));
+	KUNIT_EXPECT_EQ(test, first.flags & KPROBE_CORE_FLAGS, 0);
+	KUNIT_EXPECT_NULL(test, get_kprobe(first.addr));
 }
 
 static void kpk_disable_enable(struct kunit *test)
@@ -419,7 +492,9 @@ static void kpk_boost_follows_post_handler(struct kunit *test)
 
 	with_post = (struct kprobe) { .addr = kp.addr, .post_handler = count_post };
 	KUNIT_ASSERT_EQ(test, register_kprobe(&with_post), 0);
-	KUNIT_EXPECT_NOT_NULL(test, site->post_handler);
+	/* Two probes: the head is a site now, no longer @kp itself. */
+	KUNIT_EXPECT_PTR_NE(test, get_kprobe(kp.addr), &kp);
+	KUNIT_EXPECT_NOT_NULL(test, get_kprobe(kp.addr)->post_handler);
 	reset_counts();
 	KUNIT_EXPECT_EQ(test, call_body(4), expected);
 	KUNIT_EXPECT_GE(test, posts, 1);
@@ -427,9 +502,9 @@ static void kpk_boost_follows_post_handler(struct kunit *test)
 
 	/* Disabled, its post_handler no longer counts. */
 	KUNIT_EXPECT_EQ(test, disable_kprobe(&with_post), 0);
-	KUNIT_EXPECT_NULL(test, site->post_handler);
+	KUNIT_EXPECT_NULL(test, get_kprobe(kp.addr)->post_handler);
 	unregister_kprobe(&with_post);
-	KUNIT_EXPECT_NULL(test, site->post_handler);
+	KUNIT_EXPECT_NULL(test, get_kprobe(kp.addr)->post_handler);
 	reset_counts();
 	KUNIT_EXPECT_EQ(test, call_body(4), expected);
 	KUNIT_EXPECT_EQ(test, posts, 0);
@@ -933,6 +1008,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_unregister_unregistered_clears_addr),
 	KUNIT_CASE(kpk_resolves_addr),
 	KUNIT_CASE(kpk_handlers_run_in_registration_order),
+	KUNIT_CASE(kpk_lone_probe_is_its_own_head),
 	KUNIT_CASE(kpk_disable_enable),
 	KUNIT_CASE(kpk_register_disabled),
 	KUNIT_CASE(kpk_batch_rollback),

@@ -144,8 +144,7 @@ EXPORT_SYMBOL_GPL(register_kretprobe);
  */
 void unregister_kretprobes(struct kretprobe **krps, int num)
 {
-	struct kprobe_site **dead;
-	struct kprobe **kps;
+	struct kprobe **kps, **dead;
 	int i, n;
 
 	if (num <= 0)

@@ -17,25 +17,25 @@
 struct dying_text {
 	bool (*within)(unsigned long addr, void *arg);
 	void *arg;
-	/* Room for @max sites, or NULL to only count them in @n. */
-	struct kprobe_site **sites;
+	/* Room for @max heads, or NULL to only count them in @n. */
+	struct kprobe **heads;
 	int n, max;
 };
 
-static void collect_dying(struct kprobe_site *site, void *arg)
+static void collect_dying(struct kprobe *head, void *arg)
 {
 	struct dying_text *text = arg;
 
-	if (kprobe_gone(&site->kp) ||
-	    !text->within((unsigned long)site->kp.addr, text->arg))
+	if (kprobe_gone(head) ||
+	    !text->within((unsigned long)head->addr, text->arg))
 		return;
 	if (text->n < text->max)
-		text->sites[text->n] = site;
+		text->heads[text->n] = head;
 	text->n++;
 }
 
 /*
- * Mark gone every site whose address satisfies @within, all in one go
+ * Mark gone every head whose address satisfies @within, all in one go
  * (one text synchronisation, one grace period) when there is memory for
  * the list, else one by one.
  */
@@ -48,26 +48,26 @@ static void kill_sites(bool (*within)(unsigned long addr, void *arg), void *arg)
 	if (!text.n)
 		return;
 	n = text.n;
-	text.sites = kvmalloc_array(n, sizeof(*text.sites), GFP_KERNEL);
+	text.heads = kvmalloc_array(n, sizeof(*text.heads), GFP_KERNEL);
 	text.n = 0;
-	if (text.sites) {
+	if (text.heads) {
 		text.max = n;
 		kprobe_visit_sites(collect_dying, &text);
-		kprobe_sites_mark_gone(text.sites, text.n);
-		kvfree(text.sites);
+		kprobe_sites_mark_gone(text.heads, text.n);
+		kvfree(text.heads);
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		struct kprobe_site *site = NULL;
+		struct kprobe *head = NULL;
 
-		text.sites = &site;
+		text.heads = &head;
 		text.n = 0;
 		text.max = 1;
 		/* Finds the first live one left: the previous are gone now. */
 		kprobe_visit_sites(collect_dying, &text);
-		if (!site)
+		if (!head)
 			break;
-		kprobe_sites_mark_gone(&site, 1);
+		kprobe_sites_mark_gone(&head, 1);
 	}
 }
 

@@ -39,7 +39,8 @@ static DECLARE_DELAYED_WORK(optimizer_work, kprobe_optimizer);
 
 static bool wants_jump(struct kprobe_site *site)
 {
-	return optimization_on && site->can_optimize && site->armed &&
+	return optimization_on && site->can_optimize &&
+	       kprobe_has_flag(&site->kp, KPROBE_FLAG_ARMED) &&
 	       !kprobe_ftrace(&site->kp) && !kprobe_gone(&site->kp) &&
 	       !kprobe_disabled(&site->kp) && !site->kp.post_handler;
 }
@@ -62,29 +63,38 @@ static void show_optimized(struct kprobe_site *site, bool on)
 }
 
 /* Take the jump out (and the site off the queue); the breakpoint stays. */
-void kprobe_opt_unoptimize(struct kprobe_site *site)
+void kprobe_opt_unoptimize(struct kprobe *head)
 {
+	struct kprobe_site *site = to_site(head);
+
 	lockdep_assert_held(&probes_mutex);
+	/* Lone probes never have a detour. */
+	if (!kprobe_aggr(head))
+		return;
 	list_del_init(&site->opt_node);
-	if (!kprobe_optimized(&site->kp))
+	if (!kprobe_optimized(head))
 		return;
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
-	arch_unoptimize_kprobe(&site->kp);
+	arch_unoptimize_kprobe(head);
 	mutex_unlock(&text_mutex);
 	cpus_read_unlock();
 	show_optimized(site, false);
 }
 
-/* After any change to @site: queue it for a jump, or take its jump out. */
-void kprobe_opt_sync(struct kprobe_site *site)
+/* After any change to @head: queue it for a jump, or take its jump out. */
+void kprobe_opt_sync(struct kprobe *head)
 {
+	struct kprobe_site *site = to_site(head);
+
 	lockdep_assert_held(&probes_mutex);
+	if (!kprobe_aggr(head))
+		return;
 	if (!wants_jump(site)) {
-		kprobe_opt_unoptimize(site);
+		kprobe_opt_unoptimize(head);
 		return;
 	}
-	if (kprobe_optimized(&site->kp)) {
+	if (kprobe_optimized(head)) {
 		show_optimized(site, true);	/* for a newly added probe */
 		return;
 	}
@@ -107,37 +117,73 @@ static void wait_out_runners(void)
 /* @site may no longer be jumped to, and its detour goes. */
 static void block_site(struct kprobe_site *site)
 {
-	kprobe_opt_unoptimize(site);
+	kprobe_opt_unoptimize(&site->kp);
 	/* Breakpoint hits may still be running the detour's copy. */
 	wait_out_runners();
 	arch_remove_optimized_kprobe(&site->kp);
 	site->can_optimize = false;
 }
 
-/*
- * A new site at @site->kp.addr: sites whose region covers it lose their
- * detour (the new breakpoint must not be jumped over), then the new site
- * gets one if its own region allows.
- */
-void kprobe_opt_prepare(struct kprobe_site *site)
+/* The site at @at, if it has a detour whose region covers @addr. */
+static struct kprobe_site *covering(unsigned long at, unsigned long addr)
 {
-	unsigned long addr = (unsigned long)site->kp.addr, at;
-	struct kprobe *kp;
+	struct kprobe *kp = get_kprobe((void *)at);
+
+	if (!kp || !kprobe_aggr(kp) || !to_site(kp)->can_optimize ||
+	    !arch_within_optimized_kprobe(kp, addr))
+		return NULL;
+	return to_site(kp);
+}
+
+/**
+ * kprobe_opt_block_around() - a breakpoint is about to appear at @addr
+ * @addr: its address
+ *
+ * Sites whose region covers @addr lose their detour: the new breakpoint
+ * must not be jumped over.
+ */
+void kprobe_opt_block_around(unsigned long addr)
+{
+	struct kprobe_site *site;
+	unsigned long at;
 
 	lockdep_assert_held(&probes_mutex);
-	INIT_LIST_HEAD(&site->opt_node);
 	for (at = addr - 1; at > addr - KPROBE_INSN_SLOT_SIZE; at--) {
-		kp = get_kprobe((void *)at);
-		if (kp && to_site(kp)->can_optimize &&
-		    arch_within_optimized_kprobe(kp, addr))
-			block_site(to_site(kp));
+		site = covering(at, addr);
+		if (site)
+			block_site(site);
 	}
+}
+
+/**
+ * kprobe_opt_try() - give @site a detour if its region allows
+ * @site: a breakpoint or ftrace site without one
+ */
+void kprobe_opt_try(struct kprobe_site *site)
+{
+	lockdep_assert_held(&probes_mutex);
 	if (!kprobe_ftrace(&site->kp))
 		site->can_optimize = !arch_prepare_optimized_kprobe(&site->kp);
 }
 
+/* A lone probe at @kp may have a detour now: it needs a site for it. */
+static void retry_lone(struct kprobe *kp)
+{
+	struct kprobe_site *site = kprobe_site_from(kp);
+
+	if (!site)
+		return;
+	kprobe_opt_try(site);
+	if (!site->can_optimize) {
+		kprobe_site_discard(site);
+		return;
+	}
+	kprobe_site_take_over(site, kp, true);
+	kprobe_opt_sync(&site->kp);
+}
+
 /*
- * The site at @addr is gone from the table: neighbours it blocked may get
+ * The head at @addr is gone from the table: neighbours it blocked may get
  * their detour back.
  */
 void kprobe_opt_retry_around(unsigned long addr)
@@ -151,11 +197,15 @@ void kprobe_opt_retry_around(unsigned long addr)
 		kp = get_kprobe((void *)at);
 		if (!kp || kprobe_ftrace(kp) || kprobe_gone(kp))
 			continue;
+		if (!kprobe_aggr(kp)) {
+			retry_lone(kp);
+			continue;
+		}
 		site = to_site(kp);
 		if (site->can_optimize)
 			continue;
-		site->can_optimize = !arch_prepare_optimized_kprobe(kp);
-		kprobe_opt_sync(site);
+		kprobe_opt_try(site);
+		kprobe_opt_sync(kp);
 	}
 }
 
@@ -196,7 +246,7 @@ static void kprobe_optimizer(struct work_struct *work)
 		list_del_init(&site->opt_node);
 		if (!batch) {
 			/* Breakpoints keep working; try again later. */
-			kprobe_opt_sync(site);
+			kprobe_opt_sync(&site->kp);
 			continue;
 		}
 		if (wants_jump(site))
@@ -226,9 +276,9 @@ void kprobe_opt_flush(void)
 	flush_delayed_work(&optimizer_work);
 }
 
-static void resync_site(struct kprobe_site *site, void *unused)
+static void resync_site(struct kprobe *head, void *unused)
 {
-	kprobe_opt_sync(site);
+	kprobe_opt_sync(head);
 }
 
 /**

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The table that maps a probed address to its site.
+ * The table that maps a probed address to its head (see
+ * <linux/kprobes_arch.h>): open addressing, linear probing.
  *
- * Lookups (kprobe_lookup() in <linux/kprobes_arch.h>) run in trap and
- * ftrace context without locks.  Changes hold probes_mutex.  The table
- * keeps at most one site per bucket on average: it doubles when it gets
- * fuller and halves when it is mostly empty, so a hit costs the same with
- * ten probes or ten thousand.
- *
- * Each site has two hash links.  A resize chains every site into the new
- * table through the link the current table does not use, then publishes
- * the new table; lookups still walking the old one keep following
- * untouched links.  The old links may only be reused by the next resize
- * once those lookups are over, which is what the grace period cookie
- * recorded at each resize is for.
+ * Lookups (kprobe_lookup()) run in trap and ftrace context without locks;
+ * changes hold probes_mutex.  A slot changes with one pointer store, so a
+ * lookup sees either the old or the new head, never a half-made link, and
+ * the probes carry no table links at all: a lone probe costs the table
+ * one pointer and a fraction.  The table is rebuilt into a new array when
+ * it gets too full (counting tombstones) or mostly empty, so a hit costs
+ * the same with ten probes or ten thousand.
  */
 #include <linux/kprobes_arch.h>
 #include <linux/hash.h>
@@ -24,7 +20,7 @@
 #include "internal.h"
 
 #define TABLE_MIN_BITS	8
-#define TABLE_MAX_BITS	20
+#define TABLE_MAX_BITS	24
 
 /*
  * The first table is static, so that lookups work from the first int3
@@ -32,32 +28,26 @@
  */
 static union {
 	struct kprobe_site_table t;
-	u8 room[struct_size_t(struct kprobe_site_table, heads,
+	u8 room[struct_size_t(struct kprobe_site_table, slots,
 			      1U << TABLE_MIN_BITS)];
 } boot_table = {
 	.t.shift = 64 - TABLE_MIN_BITS,
-	.t.node_off = offsetof(struct kprobe_site, hnode[0]),
+	.t.mask = (1U << TABLE_MIN_BITS) - 1,
 };
-
-/* kprobe_lookup() finds a site's kprobe at the site's own address. */
-static_assert(offsetof(struct kprobe_site, kp) == 0);
-
-static unsigned int table_bits(struct kprobe_site_table *t)
-{
-	return 64 - t->shift;
-}
-
-static unsigned int table_gen(struct kprobe_site_table *t)
-{
-	return t->node_off != offsetof(struct kprobe_site, hnode[0]);
-}
 
 struct kprobe_site_table __rcu *kprobe_sites = RCU_INITIALIZER(&boot_table.t);
 
-static unsigned int nr_sites;
-/* Grace period after which no lookup can be in a retired table. */
-static unsigned long retired_cookie;
-static bool retired_any;
+/*
+ * What a removed entry leaves behind while a search may still have to
+ * step over it: a kprobe at its own (data) address, which no search for
+ * a text address can match.
+ */
+static struct kprobe tombstone = {
+	.addr = (kprobe_opcode_t *)&tombstone,
+};
+
+/* Heads in the table, and tombstones: both lengthen searches. */
+static unsigned int nr_heads, nr_tombs;
 
 static struct kprobe_site_table *current_table(void)
 {
@@ -65,142 +55,208 @@ static struct kprobe_site_table *current_table(void)
 					 lockdep_is_held(&probes_mutex));
 }
 
-static struct kprobe_site_table *alloc_table(unsigned int bits,
-					     unsigned int gen)
+static unsigned int table_size(struct kprobe_site_table *t)
 {
-	struct kprobe_site_table *t;
-	unsigned int i;
-
-	t = kvmalloc(struct_size(t, heads, 1U << bits), GFP_KERNEL);
-	if (!t)
-		return NULL;
-	t->shift = 64 - bits;
-	t->node_off = offsetof(struct kprobe_site, hnode[gen]);
-	for (i = 0; i < (1U << bits); i++)
-		INIT_HLIST_HEAD(&t->heads[i]);
-	return t;
+	return t->mask + 1;
 }
 
-static void table_insert(struct kprobe_site_table *t,
-			 struct kprobe_site *site)
+static struct kprobe *slot_get(struct kprobe_site_table *t, unsigned long i)
 {
-	hlist_add_head_rcu(&site->hnode[table_gen(t)],
-			   &t->heads[kprobe_site_hash(site->kp.addr, t->shift)]);
+	return rcu_dereference_protected(t->slots[i],
+					 lockdep_is_held(&probes_mutex));
 }
 
-/*
- * Move every site into a table of 2^@bits buckets.  When there is no
- * memory the old table simply stays: lookups get slower, not wrong.
- */
-static void resize(unsigned int bits)
-{
-	struct kprobe_site_table *old = current_table(), *new;
-	struct kprobe_site *site;
-	unsigned int i;
-
-	/* The links the new table will use may still be walked in the last one. */
-	if (retired_any)
-		cond_synchronize_rcu(retired_cookie);
-	new = alloc_table(bits, !table_gen(old));
-	if (!new)
-		return;
-	for (i = 0; i < (1U << table_bits(old)); i++)
-		hlist_for_each_entry(site, &old->heads[i], hnode[table_gen(old)])
-			table_insert(new, site);
-	rcu_assign_pointer(kprobe_sites, new);
-	retired_cookie = get_state_synchronize_rcu();
-	retired_any = true;
-	if (old != &boot_table.t)
-		kvfree_rcu(old, rcu);
-}
-
-/* The number of bits a table for @n sites should have. */
+/* A rebuilt table is at most 5/8 full... */
 static unsigned int bits_for(unsigned int n)
 {
 	unsigned int bits = TABLE_MIN_BITS;
 
-	while (bits < TABLE_MAX_BITS && (1U << bits) < n)
+	while (bits < TABLE_MAX_BITS && n > (5U << bits) / 8)
 		bits++;
 	return bits;
 }
 
+/* ...and is rebuilt once heads and tombstones fill 3/4 of it. */
+static bool too_full(struct kprobe_site_table *t, unsigned int used)
+{
+	return used > table_size(t) / 4 * 3;
+}
+
+static unsigned long find_slot(struct kprobe_site_table *t, struct kprobe *kp)
+{
+	unsigned long i = kprobe_site_hash(kp->addr, t->shift);
+
+	while (slot_get(t, i) != kp)
+		i = (i + 1) & t->mask;
+	return i;
+}
+
+/* Put @kp in the first free slot (empty or tombstone) of its run. */
+static bool table_insert(struct kprobe_site_table *t, struct kprobe *kp)
+{
+	unsigned long i = kprobe_site_hash(kp->addr, t->shift);
+	struct kprobe *old;
+
+	for (;; i = (i + 1) & t->mask) {
+		old = slot_get(t, i);
+		if (!old || old == &tombstone)
+			break;
+	}
+	/* Lookups must see a fully set up head before they can find it. */
+	rcu_assign_pointer(t->slots[i], kp);
+	return old == &tombstone;
+}
+
+/*
+ * Copy every head into a new table of 2^@bits slots, publish it and free
+ * the old one once no lookup can be in it.  -ENOMEM leaves the old table.
+ */
+static int rebuild(unsigned int bits)
+{
+	struct kprobe_site_table *old = current_table(), *new;
+	struct kprobe *kp;
+	unsigned long i;
+
+	new = kvzalloc(struct_size(new, slots, 1U << bits), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	new->shift = 64 - bits;
+	new->mask = (1U << bits) - 1;
+	for (i = 0; i < table_size(old); i++) {
+		kp = slot_get(old, i);
+		if (kp && kp != &tombstone)
+			table_insert(new, kp);
+	}
+	rcu_assign_pointer(kprobe_sites, new);
+	nr_tombs = 0;
+	if (old != &boot_table.t)
+		kvfree_rcu(old, rcu);
+	return 0;
+}
+
 /**
- * kprobe_table_reserve() - make room for @more sites at once
- * @more: how many sites are about to be added
+ * kprobe_table_reserve() - make room for @more heads
+ * @more: how many heads are about to be added
  *
  * Lets a batch grow the table once instead of one doubling at a time.
- */
-void kprobe_table_reserve(unsigned int more)
-{
-	unsigned int bits = bits_for(nr_sites + more);
-
-	lockdep_assert_held(&probes_mutex);
-	if (bits > table_bits(current_table()))
-		resize(bits);
-}
-
-/**
- * kprobe_table_add() - make @site findable by its address
- * @site: a site whose kp.addr is set and which is not in the table
- */
-void kprobe_table_add(struct kprobe_site *site)
-{
-	lockdep_assert_held(&probes_mutex);
-	kprobe_table_reserve(1);
-	table_insert(current_table(), site);
-	nr_sites++;
-}
-
-/**
- * kprobe_table_del() - take @site out of the table
- * @site: a site in the table
  *
- * Lookups may still find it until a grace period has passed.
+ * Return: 0, or -ENOMEM when the table could not grow and has no room
+ * for @more (it always keeps an empty slot, which ends every search).
  */
-void kprobe_table_del(struct kprobe_site *site)
+int kprobe_table_reserve(unsigned int more)
 {
 	struct kprobe_site_table *t = current_table();
 
 	lockdep_assert_held(&probes_mutex);
-	hlist_del_rcu(&site->hnode[table_gen(t)]);
-	nr_sites--;
-	/* Shrink with some slack so a table on the edge does not flap. */
-	if (table_bits(t) > TABLE_MIN_BITS && nr_sites < (1U << table_bits(t)) / 8)
-		resize(bits_for(nr_sites * 2));
+	if (!too_full(t, nr_heads + nr_tombs + more))
+		return 0;
+	rebuild(bits_for(nr_heads + more));
+	t = current_table();
+	return nr_heads + nr_tombs + more < table_size(t) ? 0 : -ENOMEM;
 }
 
 /**
- * kprobe_table_buckets() - how many buckets the site table has now
+ * kprobe_table_add() - make @kp findable by its address
+ * @kp: a head whose addr is set, with no head at that address yet
+ *
+ * Only after kprobe_table_reserve() has made room.
+ */
+void kprobe_table_add(struct kprobe *kp)
+{
+	lockdep_assert_held(&probes_mutex);
+	if (table_insert(current_table(), kp))
+		nr_tombs--;
+	nr_heads++;
+}
+
+/**
+ * kprobe_table_replace() - put @new where @old is
+ * @old: a head in the table
+ * @new: a head for the same address
+ *
+ * Lookups find one or the other; @old must stay valid until a grace
+ * period has passed.
+ */
+void kprobe_table_replace(struct kprobe *old, struct kprobe *new)
+{
+	struct kprobe_site_table *t = current_table();
+
+	lockdep_assert_held(&probes_mutex);
+	rcu_assign_pointer(t->slots[find_slot(t, old)], new);
+}
+
+/**
+ * kprobe_table_del() - take @kp out of the table
+ * @kp: a head in the table
+ *
+ * Lookups may still find it until a grace period has passed.
+ */
+void kprobe_table_del(struct kprobe *kp)
+{
+	struct kprobe_site_table *t = current_table();
+	unsigned long i = find_slot(t, kp);
+
+	lockdep_assert_held(&probes_mutex);
+	nr_heads--;
+	if (slot_get(t, (i + 1) & t->mask)) {
+		/* Searches for what follows must still step over it. */
+		rcu_assign_pointer(t->slots[i], &tombstone);
+		nr_tombs++;
+	} else {
+		/*
+		 * The run ends here: no search needs this slot, nor the
+		 * tombstones right before it, to go on.
+		 */
+		RCU_INIT_POINTER(t->slots[i], NULL);
+		for (i = (i - 1) & t->mask; slot_get(t, i) == &tombstone;
+		     i = (i - 1) & t->mask) {
+			RCU_INIT_POINTER(t->slots[i], NULL);
+			nr_tombs--;
+		}
+	}
+	/* Shrink with slack, so that a table on the edge does not flap. */
+	if (table_size(t) > (1U << TABLE_MIN_BITS) &&
+	    nr_heads < table_size(t) / 8)
+		rebuild(bits_for(nr_heads * 2));
+}
+
+/**
+ * kprobe_table_buckets() - how many slots the site table has now
  *
  * For tests that watch the table grow and shrink.
  *
- * Return: the number of buckets.
+ * Return: the number of slots.
  */
 unsigned int kprobe_table_buckets(void)
 {
 	guard(mutex)(&probes_mutex);
-	return 1U << table_bits(current_table());
+	return table_size(current_table());
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_table_buckets);
 
+/**
+ * kprobe_visit_sites() - call @fn on every head
+ * @fn: the function; it may change heads but not add or remove any
+ * @arg: passed to @fn
+ */
 void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg)
 {
 	struct kprobe_site_table *t = current_table();
-	struct kprobe_site *site;
-	struct hlist_node *next;
-	unsigned int i;
+	struct kprobe *kp;
+	unsigned long i;
 
-	for (i = 0; i < (1U << table_bits(t)); i++)
-		hlist_for_each_entry_safe(site, next, &t->heads[i],
-					  hnode[table_gen(t)])
-			fn(site, arg);
+	for (i = 0; i < table_size(t); i++) {
+		kp = slot_get(t, i);
+		if (kp && kp != &tombstone)
+			fn(kp, arg);
+	}
 }
 
 /**
- * get_kprobe() - the probe site at an address
+ * get_kprobe() - the probe a hit at an address deals with
  * @addr: a kernel text address
  *
- * Return: the kprobe that stands for every probe registered at @addr, or
+ * Return: the head that stands for every probe registered at @addr, or
  * NULL.  Safe from any context that holds off a grace period (trap
  * handlers, RCU readers) as well as under the core's mutex.
  */
