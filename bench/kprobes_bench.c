@@ -14,8 +14,9 @@
  *              reg N      register and unregister N probes on the targets,
  *                         one by one and as one batch, then the hit cost
  *                         while N probes are registered
- *              mem N      slab bytes per kprobe (N of them) and per kretprobe
- *                         instance (4096 of them)
+ *              mem N      slab bytes per kprobe (N of them, median of
+ *                         three rounds) and, the first time, per
+ *                         kretprobe instance (4096 of them)
  * Results are printed as "kprobes_bench: RESULT <metric> <value> <unit>".
  * A metric whose probes did not fire as often as expected is not printed;
  * the write fails with -EIO instead.
@@ -39,6 +40,7 @@
 #include <linux/vmstat.h>
 #include <linux/uaccess.h>
 #include <linux/rcupdate.h>
+#include <linux/sort.h>
 
 #define ROUNDS		8	/* timed rounds; the fastest one counts */
 #define CALLS		20000	/* calls per timed round */
@@ -527,12 +529,22 @@ out:
  * memory a probe needs only once armed (ftrace's filter hash, say) counts
  * too, as it should.
  */
+static bool kretprobes_measured;
+
+static int cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int cmd_mem(unsigned int n)
 {
 	struct kprobe *kps, **batch;
 	struct kretprobe *rps, *rpp[KRETPROBES_MEASURED];
-	unsigned int i;
-	s64 used, before;
+	unsigned int i, round;
+	s64 used, before, per_probe[3];
+	char metric[64];
 	int ret;
 
 	if (nr_targets < n || nr_targets < KRETPROBES_MEASURED)
@@ -554,29 +566,41 @@ static int cmd_mem(unsigned int n)
 		rps[i].maxactive = KRETPROBE_INSTANCES;
 		rpp[i] = &rps[i];
 	}
-	before = used_bytes();
-	ret = register_kretprobes(rpp, KRETPROBES_MEASURED);
-	if (ret)
-		goto out;
-	used = used_bytes() - before;
-	unregister_kretprobes(rpp, KRETPROBES_MEASURED);
-	if (used > 0)
-		report("bytes_per_kretprobe_instance",
-		       div_s64(used * 100,
-			       KRETPROBES_MEASURED * KRETPROBE_INSTANCES), "B");
-	else
-		pr_err("bytes_per_kretprobe_instance: no growth: not reported\n");
+	if (!kretprobes_measured) {
+		before = used_bytes();
+		ret = register_kretprobes(rpp, KRETPROBES_MEASURED);
+		if (ret)
+			goto out;
+		used = used_bytes() - before;
+		unregister_kretprobes(rpp, KRETPROBES_MEASURED);
+		kretprobes_measured = true;
+		if (used > 0)
+			report("bytes_per_kretprobe_instance",
+			       div_s64(used * 100, KRETPROBES_MEASURED *
+					       KRETPROBE_INSTANCES), "B");
+		else
+			pr_err("bytes_per_kretprobe_instance: no growth: not reported\n");
+	}
 
-	before = slab_bytes();
-	ret = register_kprobes(batch, n);
-	if (ret)
-		goto out;
-	used = slab_bytes() - before;
-	unregister_kprobes(batch, n);
-	if (used > 0)
-		report("bytes_per_kprobe", div_s64(used * 100, n), "B");
+	/* The median of three rounds: slab pages come and go in steps. */
+	for (round = 0; round < 3; round++) {
+		before = slab_bytes();
+		ret = register_kprobes(batch, n);
+		if (ret)
+			goto out;
+		per_probe[round] = div_s64((slab_bytes() - before) * 100, n);
+		unregister_kprobes(batch, n);
+		for (i = 0; i < n; i++) {
+			memset(&kps[i], 0, sizeof(kps[i]));
+			kps[i].symbol_name = targets[i];
+		}
+	}
+	sort(per_probe, 3, sizeof(per_probe[0]), cmp_s64, NULL);
+	snprintf(metric, sizeof(metric), "bytes_per_kprobe_%u", n);
+	if (per_probe[1] > 0)
+		report(metric, per_probe[1], "B");
 	else
-		pr_err("bytes_per_kprobe: no slab growth: not reported\n");
+		pr_err("%s: no slab growth: not reported\n", metric);
 out:
 	kfree(rps);
 	kvfree(batch);

@@ -4,11 +4,16 @@
 # the benchmark job, and report ours against upstream: a table on stdout,
 # out/bench/results.csv and out/bench/ratios.png.
 # BENCH_SCALE (default 1000,10000): registration sizes.
+# BENCH_ONLY (default all): comma-separated bench commands (hits, body,
+# reg, mem) to run; BENCH_VARIANTS, BENCH_MODES narrow the runs too.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ARCHES=${ARCHES:-x86_64}
 BENCH_SCALE=${BENCH_SCALE:-1000,10000}
+BENCH_ONLY=${BENCH_ONLY:-}
+BENCH_VARIANTS=${BENCH_VARIANTS:-upstream ours}
+BENCH_MODES=${BENCH_MODES:-icount wall}
 bench=$out/bench
 mkdir -p "$bench"
 stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -16,7 +21,7 @@ raw=$bench/raw-$stamp.txt
 : > "$raw"
 
 for a in $ARCHES; do
-	for v in upstream ours; do
+	for v in $BENCH_VARIANTS; do
 		tr=$top/configs/transition/$v-$a.config
 		if [ -f "$tr" ]; then
 			echo "== $v $a: kprobes are off in this build (${tr#$top/}), skipped"
@@ -25,7 +30,7 @@ for a in $ARCHES; do
 		echo "== $v $a: build"
 		VARIANT=$v ARCH=$a "$top/scripts/build.sh" || exit 1
 		VARIANT=$v ARCH=$a "$top/scripts/mkinitramfs.sh" || exit 1
-		for mode in icount wall; do
+		for mode in $BENCH_MODES; do
 			extra=
 			[ "$mode" = icount ] && extra="-icount shift=0,sleep=off"
 			echo "== $v $a: benchmark ($mode)"
@@ -34,7 +39,8 @@ for a in $ARCHES; do
 			if ! QEMU_EXTRA="$extra" LOG_SUFFIX="-bench-$mode" \
 				BOOT_TIMEOUT=${BENCH_TIMEOUT:-5400} VARIANT=$v ARCH=$a \
 				"$top/scripts/boot.sh" bench tsc=reliable clocksource=tsc \
-				kunit.enable=0 bench_scale="$BENCH_SCALE"; then
+				kunit.enable=0 bench_scale="$BENCH_SCALE" \
+				${BENCH_ONLY:+bench_only=$BENCH_ONLY}; then
 				what=$(grep -a -m1 -E 'Oops|BUG:|panic|TIMEOUT' "$logf" | tr -d '\r')
 				echo "$v $a $mode note the guest did not finish: ${what:-see $logf}" >> "$raw"
 			fi

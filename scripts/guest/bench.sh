@@ -2,13 +2,18 @@
 # The benchmark job of the guest (harness=bench): load kprobes_bench.ko,
 # feed it probe targets, run its commands and print its results as
 # "BENCH <metric> <value> <unit>" lines for the host.
-# Kernel command line: bench_scale=1000,10000 (registration sizes).
+# Kernel command line: bench_scale=1000,10000 (registration sizes),
+# bench_only=cmd,... (run only these commands; default all).
 B=/sys/kernel/debug/kprobes_bench
 OPT=/proc/sys/debug/kprobes-optimization
 
 scale=1000,10000
+only=
 for arg in $(cat /proc/cmdline); do
-	case "$arg" in bench_scale=*) scale=${arg#bench_scale=} ;; esac
+	case "$arg" in
+	bench_scale=*) scale=${arg#bench_scale=} ;;
+	bench_only=*) only=${arg#bench_only=} ;;
+	esac
 done
 
 echo "BENCH-INFO kernel $(uname -r)"
@@ -38,13 +43,16 @@ report() {
 }
 
 cmd() {
+	case ",${only:-$1}," in *",$1,"*) ;; *) return ;; esac
 	echo "BENCH-INFO running: $*"
 	echo "$*" > $B/run || echo "BENCH-ERROR '$*' failed"
 	report
 }
 
 cmd hits
-if [ -w $OPT ]; then
+if [ -n "$only" ] && ! echo ",$only," | grep -q ',body,'; then
+	:
+elif [ -w $OPT ]; then
 	echo 0 > $OPT
 	cmd body
 	echo 1 > $OPT
@@ -55,6 +63,8 @@ fi
 for n in $(echo "$scale" | tr ',' ' '); do
 	cmd reg "$n"
 done
-cmd mem 1000
+for n in $(echo "$scale" | tr ',' ' '); do
+	cmd mem "$n"
+done
 
 rmmod kprobes_bench

@@ -876,6 +876,45 @@ static void kpk_optimization_reverts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fn(4), kpk_opt_expected(4));
 	KUNIT_EXPECT_EQ(test, hits, 1);
 }
+
+/*
+ * A probe planted while another sits inside its region gets no detour,
+ * so it stays alone at its address; once the other goes, it becomes a
+ * site (the detour names its head) and is jumped to.
+ */
+static void kpk_blocked_probe_optimized_later(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_opt_asm", .pre_handler = count_pre });
+	struct kprobe *inner = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre });
+	int (*fn)(int x) = kpk_opt_fn();
+	kprobe_opcode_t *addr;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	/* Where the probe lands (past an ENDBR, say). */
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	addr = kp->addr;
+	unregister_kprobe(kp);
+	kp->addr = NULL;
+
+	inner->addr = addr + 2;
+	KUNIT_ASSERT_EQ(test, register_kprobe(inner), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(addr), kp);
+	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(1), kpk_opt_expected(1));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+
+	unregister_kprobe(inner);
+	KUNIT_EXPECT_PTR_NE(test, get_kprobe(addr), kp);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(2), kpk_opt_expected(2));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+}
 #else
 static void kpk_optimized_probe(struct kunit *test)
 {
@@ -888,6 +927,11 @@ static void kpk_optimized_redirect(struct kunit *test)
 }
 
 static void kpk_optimization_reverts(struct kunit *test)
+{
+	kunit_skip(test, "no jump optimization here");
+}
+
+static void kpk_blocked_probe_optimized_later(struct kunit *test)
 {
 	kunit_skip(test, "no jump optimization here");
 }
@@ -1021,6 +1065,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_optimized_probe),
 	KUNIT_CASE(kpk_optimized_redirect),
 	KUNIT_CASE(kpk_optimization_reverts),
+	KUNIT_CASE(kpk_blocked_probe_optimized_later),
 	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
 	KUNIT_CASE(kpk_prologue_emulated),
 	KUNIT_CASE(kpk_ftrace_site_shared),

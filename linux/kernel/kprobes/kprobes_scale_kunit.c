@@ -3,8 +3,9 @@
  * KUnit cases for probes in bulk: register_kprobes() and
  * unregister_kprobes() on a couple of thousand generated functions, the
  * all-or-nothing rule when a batch fails half way, duplicates inside a
- * batch, the site table growing and shrinking, and batches armed and
- * removed while another CPU keeps calling the probed functions.
+ * batch, the site table growing, shrinking and churning, and batches
+ * armed and removed (and lone probes turned into sites) while another
+ * CPU keeps calling the probed functions.
  */
 #include <kunit/test.h>
 #include <linux/kprobes.h>
@@ -29,11 +30,17 @@ struct kps_fn {
 
 #define NR_FNS	ARRAY_SIZE(kps_fns)
 
-static atomic_t hits;
+static atomic_t hits, other_hits;
 
 static int count_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	atomic_inc(&hits);
+	return 0;
+}
+
+static int count_other(struct kprobe *kp, struct pt_regs *regs)
+{
+	atomic_inc(&other_hits);
 	return 0;
 }
 
@@ -124,7 +131,7 @@ static void batch_on(struct kunit *test, unsigned long off)
 	for (i = 0, found = 0; i < NR_FNS; i++)
 		found += !!get_kprobe(set->kp[i].addr);
 	KUNIT_EXPECT_EQ(test, found, NR_FNS);
-	/* The table grew to about one site per bucket. */
+	/* The table grew to a slot per site or more. */
 	KUNIT_EXPECT_GE(test, kprobe_table_buckets(), NR_FNS);
 
 	atomic_set(&hits, 0);
@@ -224,6 +231,41 @@ static void kps_duplicate_addresses(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, none_registered(b, NR_FNS));
 }
 
+/*
+ * Half the probes leave and come back, three times: lookups step over
+ * what removals leave in the table, and new entries reuse it.
+ */
+static void kps_table_churn(struct kunit *test)
+{
+	struct probe_set *set = new_set(test, 0);
+	struct kprobe **odd = kunit_kcalloc(test, NR_FNS / 2, sizeof(*odd),
+					    GFP_KERNEL);
+	unsigned int buckets = kprobe_table_buckets();
+	int i, n, round, found;
+
+	KUNIT_ASSERT_NOT_NULL(test, odd);
+	for (i = 1, n = 0; i < NR_FNS; i += 2)
+		odd[n++] = &set->kp[i];
+	KUNIT_ASSERT_EQ(test, register_kprobes(set->kps, NR_FNS), 0);
+	for (round = 0; round < 3; round++) {
+		unregister_kprobes(odd, n);
+		for (i = 0, found = 0; i < NR_FNS; i++)
+			found += get_kprobe(set->kp[i].addr) == &set->kp[i];
+		KUNIT_EXPECT_EQ(test, found, NR_FNS - n);
+		atomic_set(&hits, 0);
+		KUNIT_EXPECT_TRUE(test, call_all());
+		KUNIT_EXPECT_EQ(test, atomic_read(&hits), NR_FNS - n);
+
+		KUNIT_ASSERT_EQ(test, register_kprobes(odd, n), 0);
+		atomic_set(&hits, 0);
+		KUNIT_EXPECT_TRUE(test, call_all());
+		KUNIT_EXPECT_EQ(test, atomic_read(&hits), NR_FNS);
+	}
+	unregister_kprobes(set->kps, NR_FNS);
+	KUNIT_EXPECT_TRUE(test, none_registered(set, NR_FNS));
+	KUNIT_EXPECT_LE(test, kprobe_table_buckets(), buckets);
+}
+
 /* One batch takes live, disabled and never-registered probes alike. */
 static void kps_unregister_mixed(struct kunit *test)
 {
@@ -310,6 +352,50 @@ static void kps_hits_during_batches(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&hits), 0);
 }
 
+/*
+ * A second probe at each of 2,048 addresses turns every lone probe into a
+ * site while another CPU keeps hitting them, and then comes and goes
+ * twice more: the probes that were there all along see every call.
+ */
+static void kps_sites_made_under_hits(struct kunit *test)
+{
+	unsigned long off = body_offset(test);
+	struct probe_set *first = new_set(test, off), *second = new_set(test, off);
+	struct caller c = { .started = COMPLETION_INITIALIZER_ONSTACK(c.started) };
+	struct task_struct *t;
+	int i, round;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	for (i = 0; i < NR_FNS; i++)
+		second->kp[i].pre_handler = count_other;
+	KUNIT_ASSERT_EQ(test, register_kprobes(first->kps, NR_FNS), 0);
+	atomic_set(&hits, 0);
+	atomic_set(&other_hits, 0);
+	t = kthread_create(keep_calling, &c, "kps_caller");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpumask_any_but(cpu_online_mask, raw_smp_processor_id()));
+	get_task_struct(t);
+	wake_up_process(t);
+	wait_for_completion(&c.started);
+
+	for (round = 0; round < 3; round++) {
+		KUNIT_EXPECT_EQ(test, register_kprobes(second->kps, NR_FNS), 0);
+		msleep(20);
+		unregister_kprobes(second->kps, NR_FNS);
+	}
+	WRITE_ONCE(c.stop, true);
+	kthread_stop(t);
+	put_task_struct(t);
+	unregister_kprobes(first->kps, NR_FNS);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.wrong));
+	KUNIT_EXPECT_GT(test, c.rounds, 0UL);
+	/* call_all() calls each function once per round. */
+	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&hits),
+			c.rounds * NR_FNS);
+	KUNIT_EXPECT_GT(test, atomic_read(&other_hits), 0);
+}
+
 static struct kunit_case kprobes_scale_cases[] = {
 	KUNIT_CASE(kps_batch_entries),
 	KUNIT_CASE(kps_batch_bodies),
@@ -318,6 +404,8 @@ static struct kunit_case kprobes_scale_cases[] = {
 	KUNIT_CASE(kps_duplicate_addresses),
 	KUNIT_CASE_SLOW(kps_unregister_mixed),
 	KUNIT_CASE_SLOW(kps_hits_during_batches),
+	KUNIT_CASE(kps_table_churn),
+	KUNIT_CASE_SLOW(kps_sites_made_under_hits),
 	{}
 };
 
