@@ -542,12 +542,12 @@ static int cmd_mem(unsigned int n)
 {
 	struct kprobe *kps, **batch;
 	struct kretprobe *rps, *rpp[KRETPROBES_MEASURED];
-	unsigned int i, round;
+	unsigned int i, round, got;
 	s64 used, before, per_probe[3];
 	char metric[64];
 	int ret;
 
-	if (nr_targets < n || nr_targets < KRETPROBES_MEASURED)
+	if (nr_targets < KRETPROBES_MEASURED)
 		return -ENOSPC;
 	kps = kvcalloc(n, sizeof(*kps), GFP_KERNEL);
 	batch = kvcalloc(n, sizeof(*batch), GFP_KERNEL);
@@ -556,12 +556,32 @@ static int cmd_mem(unsigned int n)
 		ret = -ENOMEM;
 		goto out;
 	}
+	/*
+	 * The first @n targets that take a probe: found with disabled
+	 * probes, which neither variant arms, so finding them is cheap.
+	 */
+	for (i = 0, got = 0; i < nr_targets && got < n; i++) {
+		memset(&kps[got], 0, sizeof(kps[got]));
+		kps[got].symbol_name = targets[i];
+		kps[got].flags = KPROBE_FLAG_DISABLED;
+		batch[got] = &kps[got];
+		if (!register_kprobe(&kps[got]))
+			got++;
+		cond_resched();
+	}
+	unregister_kprobes(batch, got);
+	if (got < n) {
+		ret = -ENOSPC;
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
-		kps[i].symbol_name = targets[i];
-		batch[i] = &kps[i];
+		const char *name = kps[i].symbol_name;
+
+		memset(&kps[i], 0, sizeof(kps[i]));
+		kps[i].symbol_name = name;
 	}
 	for (i = 0; i < KRETPROBES_MEASURED; i++) {
-		rps[i].kp.symbol_name = targets[i];
+		rps[i].kp.symbol_name = kps[i % n].symbol_name;
 		rps[i].handler = count_ret;
 		rps[i].maxactive = KRETPROBE_INSTANCES;
 		rpp[i] = &rps[i];
@@ -591,12 +611,16 @@ static int cmd_mem(unsigned int n)
 		per_probe[round] = div_s64((slab_bytes() - before) * 100, n);
 		unregister_kprobes(batch, n);
 		for (i = 0; i < n; i++) {
+			const char *name = kps[i].symbol_name;
+
 			memset(&kps[i], 0, sizeof(kps[i]));
-			kps[i].symbol_name = targets[i];
+			kps[i].symbol_name = name;
 		}
 	}
-	sort(per_probe, 3, sizeof(per_probe[0]), cmp_s64, NULL);
 	snprintf(metric, sizeof(metric), "bytes_per_kprobe_%u", n);
+	pr_info("INFO %s rounds %lld %lld %lld (hundredths)\n", metric,
+		per_probe[0], per_probe[1], per_probe[2]);
+	sort(per_probe, 3, sizeof(per_probe[0]), cmp_s64, NULL);
 	if (per_probe[1] > 0)
 		report(metric, per_probe[1], "B");
 	else

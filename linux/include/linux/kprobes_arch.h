@@ -173,8 +173,9 @@ struct kprobe_site_table {
 	/* 64 - log2(number of slots): the hash is a product's top bits. */
 	unsigned int shift;
 	unsigned int mask;
+	/* Apart from this header, so that its size is a power of two. */
+	struct kprobe __rcu **slots;
 	struct rcu_head rcu;
-	struct kprobe __rcu *slots[];
 };
 
 extern struct kprobe_site_table __rcu *kprobe_sites;
@@ -198,10 +199,11 @@ static __always_inline struct kprobe *kprobe_lookup(const void *addr)
 {
 	struct kprobe_site_table *t = rcu_dereference_raw(kprobe_sites);
 	unsigned long i = kprobe_site_hash(addr, t->shift);
+	struct kprobe __rcu **slots = t->slots;
 	struct kprobe *kp;
 
 	for (;; i = (i + 1) & t->mask) {
-		kp = rcu_dereference_raw(t->slots[i]);
+		kp = rcu_dereference_raw(slots[i]);
 		if (!kp || kp->addr == addr)
 			return kp;
 	}

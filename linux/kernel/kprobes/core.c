@@ -725,12 +725,11 @@ static int register_batch(struct kprobe **kps, int num)
 	if (num <= 0)
 		return -EINVAL;
 	if (num > 1) {
-		heads = kvcalloc(num, sizeof(*heads), GFP_KERNEL);
-		undo = kvcalloc(num, sizeof(*undo), GFP_KERNEL);
-		if (!heads || !undo) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
+		/* One allocation for both: less for a big batch to ask for. */
+		heads = kvcalloc(num, sizeof(*heads) + sizeof(*undo), GFP_KERNEL);
+		if (!heads)
+			return -ENOMEM;
+		undo = (struct reg_undo *)(heads + num);
 	}
 	for (vetted = 0; vetted < num && !ret; vetted++)
 		ret = vet_probe(kps[vetted], &undo[vetted]);
@@ -767,11 +766,8 @@ out_restore:
 			kps[i]->flags = undo[i].flags;
 		}
 	}
-out_free:
-	if (heads != &one) {
+	if (heads != &one)
 		kvfree(heads);
-		kvfree(undo);
-	}
 	return ret;
 }
 

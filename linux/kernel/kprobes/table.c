@@ -26,16 +26,14 @@
  * The first table is static, so that lookups work from the first int3
  * the kernel takes, long before the core initialises.  It is never freed.
  */
-static union {
-	struct kprobe_site_table t;
-	u8 room[struct_size_t(struct kprobe_site_table, slots,
-			      1U << TABLE_MIN_BITS)];
-} boot_table = {
-	.t.shift = 64 - TABLE_MIN_BITS,
-	.t.mask = (1U << TABLE_MIN_BITS) - 1,
+static struct kprobe __rcu *boot_slots[1U << TABLE_MIN_BITS];
+static struct kprobe_site_table boot_table = {
+	.shift = 64 - TABLE_MIN_BITS,
+	.mask = (1U << TABLE_MIN_BITS) - 1,
+	.slots = boot_slots,
 };
 
-struct kprobe_site_table __rcu *kprobe_sites = RCU_INITIALIZER(&boot_table.t);
+struct kprobe_site_table __rcu *kprobe_sites = RCU_INITIALIZER(&boot_table);
 
 /*
  * What a removed entry leaves behind while a search may still have to
@@ -107,6 +105,14 @@ static bool table_insert(struct kprobe_site_table *t, struct kprobe *kp)
 	return old == &tombstone;
 }
 
+static void free_table(struct rcu_head *rcu)
+{
+	struct kprobe_site_table *t = container_of(rcu, typeof(*t), rcu);
+
+	kvfree(t->slots);
+	kfree(t);
+}
+
 /*
  * Copy every head into a new table of 2^@bits slots, publish it and free
  * the old one once no lookup can be in it.  -ENOMEM leaves the old table.
@@ -117,9 +123,14 @@ static int rebuild(unsigned int bits)
 	struct kprobe *kp;
 	unsigned long i;
 
-	new = kvzalloc(struct_size(new, slots, 1U << bits), GFP_KERNEL);
+	new = kmalloc(sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return -ENOMEM;
+	new->slots = kvcalloc(1U << bits, sizeof(*new->slots), GFP_KERNEL);
+	if (!new->slots) {
+		kfree(new);
+		return -ENOMEM;
+	}
 	new->shift = 64 - bits;
 	new->mask = (1U << bits) - 1;
 	for (i = 0; i < table_size(old); i++) {
@@ -129,8 +140,8 @@ static int rebuild(unsigned int bits)
 	}
 	rcu_assign_pointer(kprobe_sites, new);
 	nr_tombs = 0;
-	if (old != &boot_table.t)
-		kvfree_rcu(old, rcu);
+	if (old != &boot_table)
+		call_rcu(&old->rcu, free_table);
 	return 0;
 }
 
