@@ -19,8 +19,8 @@
  * own; on a site the core sets it exactly when some enabled probe there
  * has one), so a port may skip the trap after the instruction otherwise,
  * and clears current_kprobe.  A hit while a handler is running only
- * counts kprobes_inc_nmissed_count() and executes the instruction.  All of this runs with interrupts off, never sleeps and
- * never takes a lock.
+ * counts kprobes_inc_nmissed_count() and executes the instruction.  All
+ * of this runs with interrupts off, never sleeps and never takes a lock.
  */
 #ifndef _LINUX_KPROBES_ARCH_H
 #define _LINUX_KPROBES_ARCH_H
@@ -29,6 +29,7 @@
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/hash.h>
+#include <linux/bits.h>
 
 #ifdef CONFIG_KPROBES
 
@@ -150,9 +151,9 @@ struct kprobe_site {
 };
 
 /* Flag bits only the core sets, on heads (cleared when a probe leaves). */
-#define KPROBE_FLAG_AGGR	(1U << 28)	/* the head of a kprobe_site */
-#define KPROBE_FLAG_ARMED	(1U << 29)	/* breakpoint or ftrace hook in */
-#define KPROBE_FLAG_IN_BATCH	(1U << 30)	/* scratch mark, under the mutex */
+#define KPROBE_FLAG_AGGR	BIT(28)	/* the head of a kprobe_site */
+#define KPROBE_FLAG_ARMED	BIT(29)	/* breakpoint or ftrace hook in */
+#define KPROBE_FLAG_IN_BATCH	BIT(30)	/* scratch mark, under the mutex */
 #define KPROBE_CORE_FLAGS	(KPROBE_FLAG_AGGR | KPROBE_FLAG_ARMED | \
 				 KPROBE_FLAG_IN_BATCH)
 
