@@ -494,10 +494,11 @@ static int detach_locked(struct kprobe **kps, int num, struct kprobe **dead)
 		if (!list_empty(&head->list))
 			continue;
 		kprobe_table_del(head);
-		/* Neighbours it kept from a jump may have one again. */
-		kprobe_opt_retry_around((unsigned long)head->addr);
 		dead[nr_dead++] = head;
 	}
+	/* Neighbours they kept from a jump may have one again. */
+	for (i = 0; i < nr_dead; i++)
+		kprobe_opt_retry_around((unsigned long)dead[i]->addr);
 	return nr_dead;
 }
 

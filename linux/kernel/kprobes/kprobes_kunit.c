@@ -914,6 +914,17 @@ static void kpk_blocked_probe_optimized_later(struct kunit *test)
 	reset_counts();
 	KUNIT_EXPECT_EQ(test, fn(2), kpk_opt_expected(2));
 	KUNIT_EXPECT_EQ(test, hits, 1);
+
+	/* Both leave in one batch: the blocked one must not be taken back. */
+	unregister_kprobe(kp);
+	kp->addr = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(inner), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(addr), kp);
+	unregister_kprobes((struct kprobe *[]){ inner, kp }, 2);
+	KUNIT_EXPECT_NULL(test, get_kprobe(addr));
+	KUNIT_EXPECT_FALSE(test, kprobe_registered(kp));
+	KUNIT_EXPECT_FALSE(test, looks_registered(kp));
 }
 #else
 static void kpk_optimized_probe(struct kunit *test)

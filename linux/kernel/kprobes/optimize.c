@@ -195,7 +195,9 @@ void kprobe_opt_retry_around(unsigned long addr)
 	lockdep_assert_held(&probes_mutex);
 	for (at = addr - 1; at > addr - KPROBE_INSN_SLOT_SIZE; at--) {
 		kp = get_kprobe((void *)at);
-		if (!kp || kprobe_ftrace(kp) || kprobe_gone(kp))
+		/* Heads without probes are on their way out. */
+		if (!kp || list_empty(&kp->list) || kprobe_ftrace(kp) ||
+		    kprobe_gone(kp))
 			continue;
 		if (!kprobe_aggr(kp)) {
 			retry_lone(kp);
