@@ -111,8 +111,10 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  * longer be optimized; remove once no CPU can be in the detour.
  */
 
-/* Check the region at @p->addr and build its detour, which may record @p
- * (the core keeps @p the head while the detour exists).  0, or why not.
+/*
+ * Check the region at @p->addr and build its detour, which may record @p:
+ * @p is a site's head (see struct kprobe_site) and stays the head while
+ * the detour exists.  0, or why not.
  */
 int arch_prepare_optimized_kprobe(struct kprobe *p);
 /* Free the detour (no CPU may still run in it). */
@@ -220,6 +222,32 @@ DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
  */
 
 /**
+ * kprobe_run_site_pre_handlers() - kprobe_run_pre_handlers() for a site
+ * @p: a head known to be a site's, such as the one a detour names
+ * @regs: registers of the hit
+ *
+ * Return: as kprobe_run_pre_handlers().
+ */
+static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
+							 struct pt_regs *regs)
+{
+	struct kprobe *probe = p;
+	bool redirected = false;
+
+	hlist_for_each_entry_continue_rcu(probe, hlist) {
+		if (kprobe_disabled(probe))
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		if (probe->pre_handler(probe, regs)) {
+			redirected = true;
+			break;
+		}
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+	return redirected;
+}
+
+/**
  * kprobe_run_pre_handlers() - run the pre_handlers at a probed address
  * @p: the head get_kprobe() returned
  * @regs: registers of the hit
@@ -231,26 +259,14 @@ DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 						    struct pt_regs *regs)
 {
-	struct kprobe *probe = p;
-	bool redirected = false;
+	bool redirected;
 
-	if (!kprobe_aggr(p)) {
-		if (kprobe_disabled(p) || !p->pre_handler)
-			return false;
-		__this_cpu_write(kprobe_in_handler, p);
-		redirected = p->pre_handler(p, regs);
-		__this_cpu_write(kprobe_in_handler, NULL);
-		return redirected;
-	}
-	hlist_for_each_entry_continue_rcu(probe, hlist) {
-		if (kprobe_disabled(probe))
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		if (probe->pre_handler(probe, regs)) {
-			redirected = true;
-			break;
-		}
-	}
+	if (kprobe_aggr(p))
+		return kprobe_run_site_pre_handlers(p, regs);
+	if (kprobe_disabled(p) || !p->pre_handler)
+		return false;
+	__this_cpu_write(kprobe_in_handler, p);
+	redirected = p->pre_handler(p, regs);
 	__this_cpu_write(kprobe_in_handler, NULL);
 	return redirected;
 }

@@ -104,7 +104,8 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 		kcb = get_kprobe_ctlblk();
 		__this_cpu_write(current_kprobe, p);
 		kcb->kprobe_status = KPROBE_HIT_ACTIVE;
-		redirected = kprobe_run_pre_handlers(p, regs);
+		/* A detour always belongs to a site. */
+		redirected = kprobe_run_site_pre_handlers(p, regs);
 		reset_current_kprobe();
 	}
 	preempt_enable_notrace();
