@@ -288,6 +288,7 @@ static void kps_unregister_mixed(struct kunit *test)
 }
 
 struct caller {
+	struct task_struct *task;
 	struct completion started;
 	bool stop, wrong;
 	unsigned long rounds;
@@ -312,6 +313,26 @@ static int keep_calling(void *data)
 	return 0;
 }
 
+/* Run keep_calling() on another CPU than this one. */
+static void start_caller(struct kunit *test, struct caller *c)
+{
+	init_completion(&c->started);
+	c->task = kthread_create(keep_calling, c, "kps_caller");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->task));
+	kthread_bind(c->task, cpumask_any_but(cpu_online_mask,
+					      raw_smp_processor_id()));
+	get_task_struct(c->task);
+	wake_up_process(c->task);
+	wait_for_completion(&c->started);
+}
+
+static void stop_caller(struct caller *c)
+{
+	WRITE_ONCE(c->stop, true);
+	kthread_stop(c->task);
+	put_task_struct(c->task);
+}
+
 /*
  * Breakpoint batches come and go while another CPU runs through the
  * probed functions: every call still computes the right thing, and once
@@ -323,18 +344,12 @@ static int keep_calling(void *data)
 static void kps_hits_during_batches(struct kunit *test)
 {
 	struct probe_set *bodies = new_set(test, body_offset(test));
-	struct caller c = { .started = COMPLETION_INITIALIZER_ONSTACK(c.started) };
-	struct task_struct *t;
+	struct caller c = {};
 	int round, after;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU");
-	t = kthread_create(keep_calling, &c, "kps_caller");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	kthread_bind(t, cpumask_any_but(cpu_online_mask, raw_smp_processor_id()));
-	get_task_struct(t);
-	wake_up_process(t);
-	wait_for_completion(&c.started);
+	start_caller(test, &c);
 
 	for (round = 0; round < 3; round++) {
 		KUNIT_EXPECT_EQ(test, register_kprobes(bodies->kps, NR_FNS), 0);
@@ -344,9 +359,7 @@ static void kps_hits_during_batches(struct kunit *test)
 		msleep(20);
 		KUNIT_EXPECT_EQ(test, atomic_read(&hits), after);
 	}
-	WRITE_ONCE(c.stop, true);
-	kthread_stop(t);
-	put_task_struct(t);
+	stop_caller(&c);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.wrong));
 	KUNIT_EXPECT_GT(test, c.rounds, 0UL);
 	KUNIT_EXPECT_GT(test, atomic_read(&hits), 0);
@@ -361,8 +374,7 @@ static void kps_sites_made_under_hits(struct kunit *test)
 {
 	unsigned long off = body_offset(test);
 	struct probe_set *first = new_set(test, off), *second = new_set(test, off);
-	struct caller c = { .started = COMPLETION_INITIALIZER_ONSTACK(c.started) };
-	struct task_struct *t;
+	struct caller c = {};
 	int i, round;
 
 	if (num_online_cpus() < 2)
@@ -372,21 +384,14 @@ static void kps_sites_made_under_hits(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobes(first->kps, NR_FNS), 0);
 	atomic_set(&hits, 0);
 	atomic_set(&other_hits, 0);
-	t = kthread_create(keep_calling, &c, "kps_caller");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	kthread_bind(t, cpumask_any_but(cpu_online_mask, raw_smp_processor_id()));
-	get_task_struct(t);
-	wake_up_process(t);
-	wait_for_completion(&c.started);
+	start_caller(test, &c);
 
 	for (round = 0; round < 3; round++) {
 		KUNIT_EXPECT_EQ(test, register_kprobes(second->kps, NR_FNS), 0);
 		msleep(20);
 		unregister_kprobes(second->kps, NR_FNS);
 	}
-	WRITE_ONCE(c.stop, true);
-	kthread_stop(t);
-	put_task_struct(t);
+	stop_caller(&c);
 	unregister_kprobes(first->kps, NR_FNS);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.wrong));
 	KUNIT_EXPECT_GT(test, c.rounds, 0UL);
