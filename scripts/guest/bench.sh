@@ -16,22 +16,6 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
-echo "BENCH-INFO kernel $(uname -r)"
-echo "BENCH-INFO arch $(uname -m)"
-dmesg -n 1
-dmesg -c > /dev/null
-insmod /bench/kprobes_bench.ko || { echo "BENCH-ERROR cannot load the module"; exit 0; }
-report
-
-# Targets: traceable function entries with a unique name, not blacklisted,
-# and not our own.
-cut -d' ' -f1 /sys/kernel/tracing/available_filter_functions |
-	grep -v '[.]' | sort | uniq -u > /tmp/funcs
-awk '{ print $2 }' /sys/kernel/debug/kprobes/blacklist | sort -u > /tmp/black
-grep -vxF -f /tmp/black /tmp/funcs | grep -v '^bench_\|kprobes_bench' > /tmp/targets
-echo "BENCH-INFO targets $(wc -l < /tmp/targets)"
-cat /tmp/targets > $B/targets
-
 # Print what the module reported since the last call, so a run that dies
 # later still leaves these results on the console.
 report() {
@@ -48,6 +32,22 @@ cmd() {
 	echo "$*" > $B/run || echo "BENCH-ERROR '$*' failed"
 	report
 }
+
+echo "BENCH-INFO kernel $(uname -r)"
+echo "BENCH-INFO arch $(uname -m)"
+dmesg -n 1
+dmesg -c > /dev/null
+insmod /bench/kprobes_bench.ko || { echo "BENCH-ERROR cannot load the module"; exit 0; }
+report
+
+# Targets: traceable function entries with a unique name, not blacklisted,
+# and not our own.
+cut -d' ' -f1 /sys/kernel/tracing/available_filter_functions |
+	grep -v '[.]' | sort | uniq -u > /tmp/funcs
+awk '{ print $2 }' /sys/kernel/debug/kprobes/blacklist | sort -u > /tmp/black
+grep -vxF -f /tmp/black /tmp/funcs | grep -v '^bench_\|kprobes_bench' > /tmp/targets
+echo "BENCH-INFO targets $(wc -l < /tmp/targets)"
+cat /tmp/targets > $B/targets
 
 cmd hits
 if [ -n "$only" ] && ! echo ",$only," | grep -q ',body,'; then
