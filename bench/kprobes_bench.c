@@ -13,7 +13,8 @@
  *                         debug.kprobes-optimization set to 0)
  *              reg N      register and unregister N probes on the targets,
  *                         one by one and as one batch, then the hit cost
- *                         while N probes are registered
+ *                         of a body and an entry probe while N probes are
+ *                         registered
  *              mem N      slab bytes per kprobe (N of them, median of
  *                         three rounds) and, the first time, per
  *                         kretprobe instance (4096 of them)
@@ -503,6 +504,25 @@ static int cmd_reg(unsigned int n)
 		reset_hits();
 		cost = cost_per_call();
 		snprintf(metric, sizeof(metric), "kprobe_body_with_%u_others", n);
+		ret = report_hit_cost(metric, cost, base,
+				      atomic_long_read(&pre_hits), calls_made(1));
+		unregister_kprobe(&hot);
+	}
+	/*
+	 * A jump goes straight to its probe; a breakpoint or ftrace hit
+	 * looks the address up among all the others.
+	 */
+	memset(&hot, 0, sizeof(hot));
+	hot.addr = (kprobe_opcode_t *)bench_target;
+	hot.pre_handler = count_pre;
+	if (!ret)
+		ret = register_kprobe(&hot);
+	if (!ret) {
+		char metric[64];
+
+		reset_hits();
+		cost = cost_per_call();
+		snprintf(metric, sizeof(metric), "kprobe_entry_with_%u_others", n);
 		ret = report_hit_cost(metric, cost, base,
 				      atomic_long_read(&pre_hits), calls_made(1));
 		unregister_kprobe(&hot);
