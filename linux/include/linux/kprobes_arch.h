@@ -131,19 +131,27 @@ void arch_unoptimize_kprobe(struct kprobe *p);
 
 /*
  * The site table (kernel/kprobes/table.c) maps each probed address to the
- * one kprobe a hit deals with, its "head".  A probe alone at its address
- * is its own head: registering it allocates nothing.  A second probe at
- * the address (or a detour, which needs room the user's probe does not
- * have) turns the site into a struct kprobe_site: its embedded kprobe
- * becomes the head, the users' probes hang off @kp.list in registration
- * order, and those that have a pre_handler are also chained, in the same
- * order, behind @kp.hlist through their own hlist nodes: that chain is
- * all a hit walks.  A site, once made, stays one until it is emptied.
+ * one kprobe a hit deals with, its "head", chained through the head's own
+ * @hlist.  A probe alone at its address is its own head: registering it
+ * allocates nothing.  A second probe at the address (or a detour, which
+ * records its head) turns the site into a struct kprobe_site: its
+ * embedded kprobe becomes the head, the users' probes hang off @kp.list
+ * in registration order, and @pre lists, in the same order, those that
+ * have a pre_handler: that array is all a hit walks.  A site, once made,
+ * stays one until it is emptied.
  *
  * Ports treat every head alike; only the core reads these fields.
  */
+struct kprobe_pre_chain {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct kprobe *probes[];
+};
+
 struct kprobe_site {
 	struct kprobe kp;
+	/* The probes here with a pre_handler, or NULL when there is none. */
+	struct kprobe_pre_chain __rcu *pre;
 	/* Users at this address that are neither disabled nor gone. */
 	unsigned int nr_enabled;
 	/* The port built a detour: the site may be reached by a jump. */
@@ -165,19 +173,17 @@ static inline bool kprobe_aggr(const struct kprobe *p)
 }
 
 /*
- * The address -> head table: open addressing with linear probing, an
- * array of pointers and nothing in the probes themselves.  Changes are
- * single pointer stores; a resize fills a new array, publishes it and
- * frees the old one after a grace period, so lookups never take a lock.
- * An empty slot ends a search; a removed entry leaves a tombstone (a
- * kprobe at an address no search asks for) until the next rebuild.
+ * The address -> head hash: buckets of heads chained through their
+ * @hlist, a few heads per bucket so that the table costs a few bytes per
+ * probe.  A resize moves the heads one at a time into a bigger (or
+ * smaller) table that @future points to while it happens, so a lookup
+ * that misses in one table goes on in the next (see table.c).
  */
 struct kprobe_site_table {
-	/* 64 - log2(number of slots): the hash is a product's top bits. */
+	/* 64 - log2(number of buckets): the hash is a product's top bits. */
 	unsigned int shift;
-	unsigned int mask;
-	/* Apart from this header, so that its size is a power of two. */
-	struct kprobe __rcu **slots;
+	struct kprobe_site_table __rcu *future;
+	struct hlist_head *heads;
 	struct rcu_head rcu;
 };
 
@@ -201,15 +207,22 @@ static __always_inline unsigned long kprobe_site_hash(const void *addr,
 static __always_inline struct kprobe *kprobe_lookup(const void *addr)
 {
 	struct kprobe_site_table *t = rcu_dereference_raw(kprobe_sites);
-	unsigned long i = kprobe_site_hash(addr, t->shift);
-	struct kprobe __rcu **slots = t->slots;
+	struct hlist_node *node;
 	struct kprobe *kp;
 
-	for (;; i = (i + 1) & t->mask) {
-		kp = rcu_dereference_raw(slots[i]);
-		if (!kp || kp->addr == addr)
-			return kp;
-	}
+	do {
+		node = hlist_first_rcu(&t->heads[kprobe_site_hash(addr, t->shift)]);
+		node = rcu_dereference_raw(node);
+		for (; node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
+			kp = hlist_entry(node, struct kprobe, hlist);
+			if (kp->addr == addr)
+				return kp;
+		}
+		/* See what a resize moved before it took it out of here. */
+		smp_rmb();
+		t = rcu_dereference_raw(t->future);
+	} while (t);
+	return NULL;
 }
 
 /* The user probe whose handler runs on this CPU, for fault_handler. */
@@ -231,10 +244,16 @@ DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
 							 struct pt_regs *regs)
 {
-	struct kprobe *probe = p;
+	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
+	struct kprobe_pre_chain *chain = rcu_dereference_raw(site->pre);
 	bool redirected = false;
+	struct kprobe *probe;
+	unsigned int i;
 
-	hlist_for_each_entry_continue_rcu(probe, hlist) {
+	if (!chain)
+		return false;
+	for (i = 0; i < chain->nr; i++) {
+		probe = chain->probes[i];
 		if (kprobe_disabled(probe))
 			continue;
 		__this_cpu_write(kprobe_in_handler, probe);

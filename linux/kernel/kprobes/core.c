@@ -343,22 +343,94 @@ void kprobe_site_discard(struct kprobe_site *site)
 	kmem_cache_free(site_cache, site);
 }
 
+static struct kprobe_pre_chain *pre_chain(struct kprobe_site *site)
+{
+	return rcu_dereference_protected(site->pre,
+					 lockdep_is_held(&probes_mutex));
+}
+
+/* Stands in for a probe dropped from a chain when there was no memory. */
+static struct kprobe pre_chain_gap = { .flags = KPROBE_FLAG_DISABLED };
+
+/*
+ * @site's chain of pre_handlers with @add appended and @drop (and any
+ * gap) left out; NULL without memory, ZERO_SIZE_PTR when it is empty.
+ */
+static struct kprobe_pre_chain *chain_with(struct kprobe_site *site,
+					   struct kprobe *add,
+					   struct kprobe *drop)
+{
+	struct kprobe_pre_chain *old = pre_chain(site), *new;
+	unsigned int i, nr = old ? old->nr : 0;
+
+	new = kmalloc(struct_size(new, probes, nr + 1), GFP_KERNEL);
+	if (!new)
+		return NULL;
+	new->nr = 0;
+	for (i = 0; i < nr; i++)
+		if (old->probes[i] != drop && old->probes[i] != &pre_chain_gap)
+			new->probes[new->nr++] = old->probes[i];
+	if (add)
+		new->probes[new->nr++] = add;
+	if (!new->nr) {
+		kfree(new);
+		return ZERO_SIZE_PTR;
+	}
+	return new;
+}
+
+static void publish_chain(struct kprobe_site *site,
+			  struct kprobe_pre_chain *new)
+{
+	struct kprobe_pre_chain *old = pre_chain(site);
+
+	rcu_assign_pointer(site->pre, ZERO_OR_NULL_PTR(new) ? NULL : new);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
 /*
  * @probe joins @site: on its list, and on the chain of pre_handlers a hit
- * walks when it has one.  Both keep registration order.
+ * walks when it has one.  Both keep registration order.  A lone probe
+ * leaves the list of lone probes for it.
  */
-static void link_probe(struct kprobe_site *site, struct kprobe *probe)
+static int link_probe(struct kprobe_site *site, struct kprobe *probe)
 {
-	struct hlist_node *last = &site->kp.hlist;
+	struct kprobe_pre_chain *chain = NULL;
 
+	if (probe->pre_handler) {
+		chain = chain_with(site, probe, NULL);
+		if (!chain)
+			return -ENOMEM;
+	}
+	list_del_init(&probe->list);
+	/* Handlers must see a fully set up probe before it can be hit. */
 	list_add_tail_rcu(&probe->list, &site->kp.list);
+	if (chain)
+		publish_chain(site, chain);
 	if (!kprobe_disabled(probe))
 		site->nr_enabled++;
-	if (!probe->pre_handler)
+	return 0;
+}
+
+/* Hits may still see @probe until a grace period has passed. */
+static void unlink_probe(struct kprobe_site *site, struct kprobe *probe)
+{
+	struct kprobe_pre_chain *chain, *old = pre_chain(site);
+	unsigned int i;
+
+	list_del_rcu(&probe->list);
+	if (!probe->pre_handler || !old)
 		return;
-	while (last->next)
-		last = last->next;
-	hlist_add_behind_rcu(&probe->hlist, last);
+	chain = chain_with(site, NULL, probe);
+	if (chain) {
+		publish_chain(site, chain);
+		return;
+	}
+	/* No memory for a new chain: a gap in the old one does as well. */
+	for (i = 0; i < old->nr; i++)
+		if (old->probes[i] == probe)
+			WRITE_ONCE(old->probes[i], &pre_chain_gap);
 }
 
 /**
@@ -369,19 +441,26 @@ static void link_probe(struct kprobe_site *site, struct kprobe *probe)
  *
  * A hit that found @lone before the switch still runs @lone's handlers
  * with @lone's copy of the arch state, which @site now owns and frees
- * only after a grace period.
+ * only after a grace period.  @lone's hash link stays as it is for lookups
+ * still walking through it; it is not used again while @lone is
+ * registered.
+ *
+ * Return: 0, or -ENOMEM with nothing changed.
  */
-void kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
-			   bool in_table)
+int kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
+			  bool in_table)
 {
-	list_del_init(&lone->list);
-	link_probe(site, lone);
+	int ret = link_probe(site, lone);
+
+	if (ret)
+		return ret;
 	kprobe_site_update_post(site);
 	if (site->nr_enabled)
 		site->kp.flags &= ~KPROBE_FLAG_DISABLED;
 	if (in_table)
 		kprobe_table_replace(lone, &site->kp);
 	lone->flags &= ~KPROBE_CORE_FLAGS;
+	return 0;
 }
 
 /*
@@ -414,16 +493,9 @@ static void free_head(struct kprobe *head)
 		arch_remove_kprobe(head);
 	if (kprobe_aggr(head)) {
 		kprobe_opt_release(to_site(head));
+		kfree(pre_chain(to_site(head)));
 		kmem_cache_free(site_cache, to_site(head));
 	}
-}
-
-/* Hits may still be walking past @probe until a grace period has passed. */
-static void unlink_probe(struct kprobe *probe)
-{
-	list_del_rcu(&probe->list);
-	if (!hlist_unhashed(&probe->hlist))
-		hlist_del_rcu(&probe->hlist);
 }
 
 /*
@@ -463,7 +535,7 @@ static struct kprobe *detach_probe(struct kprobe *probe)
 		return head;
 	}
 	site = to_site(head);
-	unlink_probe(probe);
+	unlink_probe(site, probe);
 	probe->flags &= ~KPROBE_FLAG_OPTIMIZED;
 	if (!kprobe_disabled(probe))
 		site->nr_enabled--;
@@ -669,12 +741,12 @@ static int attach_alone(struct kprobe *probe)
 	kprobe_opt_block_around((unsigned long)probe->addr);
 	list_add(&probe->list, &lone_probes);
 	site = site_for_detour(probe);
-	if (site) {
-		kprobe_site_take_over(site, probe, false);
-		kprobe_table_add(&site->kp);
-	} else {
-		kprobe_table_add(probe);
+	if (site && kprobe_site_take_over(site, probe, false)) {
+		kprobe_opt_release(site);
+		kprobe_site_discard(site);
+		site = NULL;
 	}
+	kprobe_table_add(site ? &site->kp : probe);
 	return 0;
 }
 
@@ -696,17 +768,21 @@ static int attach_probe(struct kprobe *probe)
 		site = kprobe_site_from(head);
 		if (!site)
 			return -ENOMEM;
-		kprobe_site_take_over(site, head, true);
+		ret = kprobe_site_take_over(site, head, true);
+		if (ret) {
+			kprobe_site_discard(site);
+			return ret;
+		}
 	}
 	if (kprobe_gone(&site->kp)) {
 		ret = revive_site(site, probe);
 		if (ret)
 			return ret;
 	}
-	/* Handlers must see a fully set up probe before it can be hit. */
-	link_probe(site, probe);
-	kprobe_site_update_post(site);
-	return 0;
+	ret = link_probe(site, probe);
+	if (!ret)
+		kprobe_site_update_post(site);
+	return ret;
 }
 
 /*

@@ -57,8 +57,8 @@ int kprobe_func_entry_of(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset, kprobe_opcode_t **where);
 struct kprobe_site *kprobe_site_from(struct kprobe *lone);
 void kprobe_site_discard(struct kprobe_site *site);
-void kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
-			   bool in_table);
+int kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
+			  bool in_table);
 
 /* arming.c */
 int kprobe_sites_sync_arming(struct kprobe **heads, int n);

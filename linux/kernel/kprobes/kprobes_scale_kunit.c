@@ -131,8 +131,8 @@ static void batch_on(struct kunit *test, unsigned long off)
 	for (i = 0, found = 0; i < NR_FNS; i++)
 		found += !!get_kprobe(set->kp[i].addr);
 	KUNIT_EXPECT_EQ(test, found, NR_FNS);
-	/* The table grew to a slot per site or more. */
-	KUNIT_EXPECT_GE(test, kprobe_table_buckets(), NR_FNS);
+	/* The table grew: at most four heads per bucket. */
+	KUNIT_EXPECT_GE(test, kprobe_table_buckets(), NR_FNS / 4);
 
 	atomic_set(&hits, 0);
 	KUNIT_EXPECT_TRUE(test, call_all());
@@ -365,39 +365,68 @@ static void kps_hits_during_batches(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&hits), 0);
 }
 
+/* Every other probe of @set, starting with the @from'th. */
+static struct kprobe **every_other(struct kunit *test, struct probe_set *set,
+				   int from)
+{
+	struct kprobe **kps = kunit_kcalloc(test, NR_FNS / 2, sizeof(*kps),
+					    GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, kps);
+	for (i = 0; i < NR_FNS / 2; i++)
+		kps[i] = &set->kp[2 * i + from];
+	return kps;
+}
+
 /*
- * A second probe at each of 2,048 addresses turns every lone probe into a
- * site while another CPU keeps hitting them, and then comes and goes
- * twice more: the probes that were there all along see every call.
+ * While another CPU keeps calling the functions, half of them with a lone
+ * probe at their entry (reached through ftrace, which looks the address
+ * up): a second entry probe on each of those turns every lone probe into
+ * a site, and breakpoints on the other half double the table, which moves
+ * every head to a new bucket under the hits; then the newcomers leave,
+ * three times.  The probes there all along see every call.  (Nothing
+ * here makes ftrace patch a function while it is being called; see
+ * kps_hits_during_batches().)
  */
 static void kps_sites_made_under_hits(struct kunit *test)
 {
-	unsigned long off = body_offset(test);
-	struct probe_set *first = new_set(test, off), *second = new_set(test, off);
+	struct probe_set *first = new_set(test, 0), *entries = new_set(test, 0);
+	struct probe_set *bodies = new_set(test, body_offset(test));
+	struct kprobe **watched = every_other(test, first, 0);
+	struct kprobe **same = every_other(test, entries, 0);
+	struct kprobe **others = every_other(test, bodies, 1);
 	struct caller c = {};
 	int i, round;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU");
-	for (i = 0; i < NR_FNS; i++)
-		second->kp[i].pre_handler = count_other;
-	KUNIT_ASSERT_EQ(test, register_kprobes(first->kps, NR_FNS), 0);
+	for (i = 0; i < NR_FNS; i++) {
+		entries->kp[i].pre_handler = count_other;
+		bodies->kp[i].pre_handler = count_other;
+	}
+	KUNIT_ASSERT_EQ(test, register_kprobes(watched, NR_FNS / 2), 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(watched[0]->addr), watched[0]);
 	atomic_set(&hits, 0);
 	atomic_set(&other_hits, 0);
 	start_caller(test, &c);
 
 	for (round = 0; round < 3; round++) {
-		KUNIT_EXPECT_EQ(test, register_kprobes(second->kps, NR_FNS), 0);
+		KUNIT_EXPECT_EQ(test, register_kprobes(same, NR_FNS / 2), 0);
 		msleep(20);
-		unregister_kprobes(second->kps, NR_FNS);
+		KUNIT_EXPECT_EQ(test, register_kprobes(others, NR_FNS / 2), 0);
+		msleep(20);
+		unregister_kprobes(same, NR_FNS / 2);
+		unregister_kprobes(others, NR_FNS / 2);
 	}
 	stop_caller(&c);
-	unregister_kprobes(first->kps, NR_FNS);
+	KUNIT_EXPECT_TRUE(test, kprobe_aggr(get_kprobe(watched[0]->addr)));
+	unregister_kprobes(watched, NR_FNS / 2);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.wrong));
 	KUNIT_EXPECT_GT(test, c.rounds, 0UL);
 	/* call_all() calls each function once per round. */
 	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&hits),
-			c.rounds * NR_FNS);
+			c.rounds * NR_FNS / 2);
 	KUNIT_EXPECT_GT(test, atomic_read(&other_hits), 0);
 }
 

@@ -178,7 +178,11 @@ static void retry_lone(struct kprobe *kp)
 		kprobe_site_discard(site);
 		return;
 	}
-	kprobe_site_take_over(site, kp, true);
+	if (kprobe_site_take_over(site, kp, true)) {
+		kprobe_opt_release(site);
+		kprobe_site_discard(site);
+		return;
+	}
 	kprobe_opt_sync(&site->kp);
 }
 
