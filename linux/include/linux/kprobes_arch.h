@@ -144,7 +144,7 @@ void arch_unoptimize_kprobe(struct kprobe *p);
  */
 struct kprobe_pre_chain {
 	struct rcu_head rcu;
-	unsigned int nr;
+	/* NULL-terminated. */
 	struct kprobe *probes[];
 };
 
@@ -247,13 +247,11 @@ static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
 	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
 	struct kprobe_pre_chain *chain = rcu_dereference_raw(site->pre);
 	bool redirected = false;
-	struct kprobe *probe;
-	unsigned int i;
+	struct kprobe **pp, *probe;
 
 	if (!chain)
 		return false;
-	for (i = 0; i < chain->nr; i++) {
-		probe = chain->probes[i];
+	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
 		if (kprobe_disabled(probe))
 			continue;
 		__this_cpu_write(kprobe_in_handler, probe);
@@ -265,6 +263,9 @@ static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
 	__this_cpu_write(kprobe_in_handler, NULL);
 	return redirected;
 }
+
+/* The same, out of line: keeps the lone-probe path of callers lean. */
+bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs);
 
 /**
  * kprobe_run_pre_handlers() - run the pre_handlers at a probed address
@@ -281,7 +282,7 @@ static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 	bool redirected;
 
 	if (kprobe_aggr(p))
-		return kprobe_run_site_pre_handlers(p, regs);
+		return kprobe_site_pre_handlers(p, regs);
 	if (kprobe_disabled(p) || !p->pre_handler)
 		return false;
 	__this_cpu_write(kprobe_in_handler, p);

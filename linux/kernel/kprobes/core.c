@@ -72,6 +72,12 @@ int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(kprobe_run_fault_handler);
 
+bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs)
+{
+	return kprobe_run_site_pre_handlers(p, regs);
+}
+NOKPROBE_SYMBOL(kprobe_site_pre_handlers);
+
 /**
  * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
  * @kp: the head that was hit
@@ -361,18 +367,21 @@ static struct kprobe_pre_chain *chain_with(struct kprobe_site *site,
 					   struct kprobe *drop)
 {
 	struct kprobe_pre_chain *old = pre_chain(site), *new;
-	unsigned int i, nr = old ? old->nr : 0;
+	unsigned int i, n = 0, nr = 0;
 
-	new = kmalloc(struct_size(new, probes, nr + 1), GFP_KERNEL);
+	while (old && old->probes[nr])
+		nr++;
+	/* Room for @add and the terminating NULL. */
+	new = kmalloc(struct_size(new, probes, nr + 2), GFP_KERNEL);
 	if (!new)
 		return NULL;
-	new->nr = 0;
 	for (i = 0; i < nr; i++)
 		if (old->probes[i] != drop && old->probes[i] != &pre_chain_gap)
-			new->probes[new->nr++] = old->probes[i];
+			new->probes[n++] = old->probes[i];
 	if (add)
-		new->probes[new->nr++] = add;
-	if (!new->nr) {
+		new->probes[n++] = add;
+	new->probes[n] = NULL;
+	if (!n) {
 		kfree(new);
 		return ZERO_SIZE_PTR;
 	}
@@ -428,7 +437,7 @@ static void unlink_probe(struct kprobe_site *site, struct kprobe *probe)
 		return;
 	}
 	/* No memory for a new chain: a gap in the old one does as well. */
-	for (i = 0; i < old->nr; i++)
+	for (i = 0; old->probes[i]; i++)
 		if (old->probes[i] == probe)
 			WRITE_ONCE(old->probes[i], &pre_chain_gap);
 }
