@@ -502,7 +502,8 @@ static void free_head(struct kprobe *head)
 		arch_remove_kprobe(head);
 	if (kprobe_aggr(head)) {
 		kprobe_opt_release(to_site(head));
-		kfree(pre_chain(to_site(head)));
+		/* Nobody can reach the site any more. */
+		kfree(rcu_dereference_protected(to_site(head)->pre, 1));
 		kmem_cache_free(site_cache, to_site(head));
 	}
 }
