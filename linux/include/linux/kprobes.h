@@ -61,8 +61,8 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
 
 /**
  * struct kprobe - one probe on one kernel instruction
- * @hlist: used by the core; do not touch.  Chains the probe to the others
- *	at its address that have a pre_handler.
+ * @hlist: used by the core; do not touch.  Links a probe that is alone at
+ *	its address into the core's address table.
  * @list: used by the core: links the probe to the other probes at its
  *	address, or to the core's list of probes alone at theirs.  It is never
  *	empty while the probe is registered, which is how callers such as

@@ -741,9 +741,6 @@ static int attach_alone(struct kprobe *probe)
 	struct kprobe_site *site;
 	int ret;
 
-	ret = kprobe_table_reserve(1);
-	if (ret)
-		return ret;
 	ret = prepare_arch(probe);
 	if (ret)
 		return ret;
@@ -824,7 +821,7 @@ static int register_batch(struct kprobe **kps, int num)
 		goto out_restore;
 
 	mutex_lock(&probes_mutex);
-	/* One resize for the batch; each new head still checks for room. */
+	/* One resize for the whole batch rather than one per doubling. */
 	kprobe_table_reserve(num);
 	for (; attached < num; attached++) {
 		ret = attach_probe(kps[attached]);

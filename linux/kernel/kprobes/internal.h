@@ -23,7 +23,7 @@ extern struct mutex probes_mutex;
 extern bool kprobes_armed_globally;
 
 /* table.c: the address -> head table; changes need probes_mutex. */
-int kprobe_table_reserve(unsigned int more);
+void kprobe_table_reserve(unsigned int more);
 void kprobe_table_add(struct kprobe *head);
 void kprobe_table_replace(struct kprobe *old, struct kprobe *new);
 void kprobe_table_del(struct kprobe *head);

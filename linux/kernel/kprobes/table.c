@@ -138,15 +138,13 @@ static void resize(unsigned int bits)
  * @more: how many heads are about to be added
  *
  * Lets a batch grow the table once instead of one doubling at a time.
- *
- * Return: 0 (a full table only makes chains longer).
+ * A table that cannot grow only gets longer chains.
  */
-int kprobe_table_reserve(unsigned int more)
+void kprobe_table_reserve(unsigned int more)
 {
 	lockdep_assert_held(&probes_mutex);
 	if (nr_heads + more > LOAD_MAX * table_size(current_table()))
 		resize(bits_for(nr_heads + more));
-	return 0;
 }
 
 /**
