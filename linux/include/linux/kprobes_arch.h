@@ -109,6 +109,19 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  * and every CPU and task has been seen outside the region; unoptimize
  * (back to the breakpoint) before disarming, or when the site may no
  * longer be optimized; remove once no CPU can be in the detour.
+ *
+ * What a port's hit path may rely on:
+ *  - A breakpoint hit may run the detour's copy of the region instead of
+ *    stepping the instruction (when no post_handler wants the trap after
+ *    it), but only while the head has KPROBE_FLAG_DETOUR.  The core sets
+ *    the flag once prepare succeeded and clears it before it waits out
+ *    the hits and calls remove, so no hit enters a detour being freed.
+ *  - The head's post_handler is never set while any byte of the jump may
+ *    still be in the region: a hit that sees it set may step the
+ *    instruction and resume right after it.  Without one, a hit while
+ *    the jump is being written or taken out must leave through the
+ *    detour (which KPROBE_FLAG_DETOUR then always allows): resuming
+ *    after the instruction could land inside the jump.
  */
 
 /*
@@ -154,22 +167,30 @@ struct kprobe_site {
 	struct kprobe_pre_chain __rcu *pre;
 	/* Users at this address that are neither disabled nor gone. */
 	unsigned int nr_enabled;
-	/* The port built a detour: the site may be reached by a jump. */
-	bool can_optimize;
 	/* On the optimizer's queue (kernel/kprobes/optimize.c). */
 	struct list_head opt_node;
 };
 
 /* Flag bits only the core sets, on heads (cleared when a probe leaves). */
+#define KPROBE_FLAG_DETOUR	BIT(27)	/* the port's detour may be entered */
 #define KPROBE_FLAG_AGGR	BIT(28)	/* the head of a kprobe_site */
 #define KPROBE_FLAG_ARMED	BIT(29)	/* breakpoint or ftrace hook in */
 #define KPROBE_FLAG_IN_BATCH	BIT(30)	/* scratch mark, under the mutex */
-#define KPROBE_CORE_FLAGS	(KPROBE_FLAG_AGGR | KPROBE_FLAG_ARMED | \
-				 KPROBE_FLAG_IN_BATCH)
+#define KPROBE_CORE_FLAGS	(KPROBE_FLAG_DETOUR | KPROBE_FLAG_AGGR | \
+				 KPROBE_FLAG_ARMED | KPROBE_FLAG_IN_BATCH)
 
 static inline bool kprobe_aggr(const struct kprobe *p)
 {
 	return kprobe_has_flag(p, KPROBE_FLAG_AGGR);
+}
+
+/*
+ * Does @p (a site's head) have a detour that hits may enter?  A hit that
+ * sees the flag also sees what the port stored for the detour before it.
+ */
+static __always_inline bool kprobe_has_detour(const struct kprobe *p)
+{
+	return smp_load_acquire(&p->flags) & KPROBE_FLAG_DETOUR;
 }
 
 /*

@@ -109,6 +109,10 @@ NOKPROBE_SYMBOL(site_post_handler);
  * The site's own post_handler is set exactly when some live probe there
  * has one.  The arch reads it on a hit to decide whether the instruction
  * must be stepped with a trap afterwards or may run without one.
+ *
+ * A hit that steps resumes right after the instruction, which lies inside
+ * the jump of an optimized site: the jump is taken out before a hit can
+ * see the post_handler, never after.
  */
 void kprobe_site_update_post(struct kprobe_site *site)
 {
@@ -119,6 +123,8 @@ void kprobe_site_update_post(struct kprobe_site *site)
 		if (probe->post_handler && !kprobe_disabled(probe) &&
 		    !kprobe_gone(probe))
 			post = true;
+	if (post && !site->kp.post_handler)
+		kprobe_opt_unoptimize(&site->kp);
 	WRITE_ONCE(site->kp.post_handler, post ? site_post_handler : NULL);
 }
 
@@ -243,6 +249,7 @@ int kprobe_site_sync_arming(struct kprobe *head)
 void kprobe_sites_mark_gone(struct kprobe **heads, int n)
 {
 	struct kprobe *probe;
+	bool detours = false;
 	int i;
 
 	lockdep_assert_held(&probes_mutex);
@@ -256,8 +263,10 @@ void kprobe_sites_mark_gone(struct kprobe **heads, int n)
 	}
 	/* Gone heads are disarmed, and stay so. */
 	kprobe_sites_sync_arming(heads, n);
-	/* The slots may still be in use by CPUs finishing a hit. */
-	synchronize_rcu();
+	/* The slots and detours may still be in use by hits finishing. */
+	for (i = 0; i < n; i++)
+		detours |= kprobe_has_flag(heads[i], KPROBE_FLAG_DETOUR);
+	kprobe_wait_out_hits(detours);
 	for (i = 0; i < n; i++) {
 		arch_remove_kprobe(heads[i]);
 		if (kprobe_aggr(heads[i]))

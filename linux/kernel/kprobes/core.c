@@ -131,6 +131,29 @@ void dump_kprobe(struct kprobe *kp)
 }
 NOKPROBE_SYMBOL(dump_kprobe);
 
+/**
+ * kprobe_wait_out_hits() - wait until every hit already under way is over
+ * @detours: a detour that hits may have entered is being retired
+ *
+ * Whatever a hit could reach and is now unpublished (a head out of the
+ * table, a probe off its site, a chain replaced, a detour no longer
+ * offered) may be freed once this returns: no CPU is still in a handler
+ * or a slot it found before.  Hits run with interrupts or preemption off,
+ * so one grace period covers them, expedited because tools remove probes
+ * one by one by the thousand and each caller waits for it
+ * (rcupdate.rcu_normal makes it a normal one where the IPIs would hurt).
+ * Only a detour's copy of the region runs preemptibly (boosting is off on
+ * preemptible kernels): a task preempted there must have left too, which
+ * takes RCU-tasks, a wait for every task to schedule voluntarily, so it
+ * is paid only when there is a detour.
+ */
+void kprobe_wait_out_hits(bool detours)
+{
+	synchronize_rcu_expedited();
+	if (detours && IS_ENABLED(CONFIG_PREEMPTION))
+		synchronize_rcu_tasks();
+}
+
 /* --- where a probe may go --- */
 
 kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
@@ -618,24 +641,10 @@ void kprobe_free_batch(struct kprobe **kps, int num, struct kprobe **dead,
 	bool detours = false;
 	int i;
 
-	/*
-	 * One grace period for the whole batch: after it no CPU can be in a
-	 * handler of these probes or in a slot of these heads.  Expedited,
-	 * because tools remove probes one by one by the thousand and each
-	 * caller waits for it; rcupdate.rcu_normal turns it into a normal
-	 * one where the IPIs would hurt.
-	 */
-	synchronize_rcu_expedited();
-	/*
-	 * Only a detour's copy of the region runs with preemption possible
-	 * (boosting is off on preemptible kernels): a task preempted there
-	 * must have left before the detour goes.  RCU-tasks waits for every
-	 * task to schedule voluntarily, so do it only when there is one.
-	 */
+	/* One wait for the whole batch. */
 	for (i = 0; i < n; i++)
-		detours |= kprobe_aggr(dead[i]) && to_site(dead[i])->can_optimize;
-	if (detours && IS_ENABLED(CONFIG_PREEMPTION))
-		synchronize_rcu_tasks();
+		detours |= kprobe_has_flag(dead[i], KPROBE_FLAG_DETOUR);
+	kprobe_wait_out_hits(detours);
 	for (i = 0; i < n; i++)
 		free_head(dead[i]);
 	for (i = 0; i < num; i++) {
@@ -729,7 +738,7 @@ static struct kprobe_site *site_for_detour(struct kprobe *lone)
 	if (!site)
 		return NULL;
 	kprobe_opt_try(site);
-	if (site->can_optimize)
+	if (kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR))
 		return site;
 	kprobe_site_discard(site);
 	return NULL;

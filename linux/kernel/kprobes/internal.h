@@ -49,6 +49,7 @@ extern unsigned long __start_kprobe_blacklist[];
 extern unsigned long __stop_kprobe_blacklist[];
 
 /* core.c */
+void kprobe_wait_out_hits(bool detours);
 int kprobe_detach_batch(struct kprobe **kps, int num, struct kprobe **dead);
 void kprobe_free_batch(struct kprobe **kps, int num, struct kprobe **dead,
 		       int n);

@@ -10,7 +10,8 @@
  *
  * A site loses its jump synchronously, before anything else changes, as
  * soon as it must not have one: disabled or disarmed, unregistered, a
- * post_handler added (it needs the trap after the instruction), another
+ * post_handler added (it needs the trap after the instruction, and is
+ * published only once the jump is out: see kprobe_site_update_post()), another
  * probe planted inside its region, its text going away, or the sysctl
  * debug.kprobes-optimization set to 0.
  */
@@ -39,7 +40,7 @@ static DECLARE_DELAYED_WORK(optimizer_work, kprobe_optimizer);
 
 static bool wants_jump(struct kprobe_site *site)
 {
-	return optimization_on && site->can_optimize &&
+	return optimization_on && kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR) &&
 	       kprobe_has_flag(&site->kp, KPROBE_FLAG_ARMED) &&
 	       !kprobe_ftrace(&site->kp) && !kprobe_gone(&site->kp) &&
 	       !kprobe_disabled(&site->kp) && !site->kp.post_handler;
@@ -104,24 +105,18 @@ void kprobe_opt_sync(struct kprobe *head)
 	}
 }
 
-/* Wait until no CPU or task can be running in a detour or region. */
-static void wait_out_runners(void)
-{
-	/* Expedited: an admin waiting for [OPTIMIZED] should not wait long. */
-	synchronize_rcu_expedited();
-	/* Only where a task can be preempted in the middle of the copy. */
-	if (IS_ENABLED(CONFIG_PREEMPTION))
-		synchronize_rcu_tasks();
-}
-
-/* @site may no longer be jumped to, and its detour goes. */
+/*
+ * @site may no longer be jumped to, and its detour goes.  The site stays
+ * armed throughout, so the order matters: breakpoint hits leave through
+ * the detour while the jump is taken out, then no new hit may enter it,
+ * then those inside are waited out, and only then is it freed.
+ */
 static void block_site(struct kprobe_site *site)
 {
 	kprobe_opt_unoptimize(&site->kp);
-	/* Breakpoint hits may still be running the detour's copy. */
-	wait_out_runners();
+	WRITE_ONCE(site->kp.flags, site->kp.flags & ~KPROBE_FLAG_DETOUR);
+	kprobe_wait_out_hits(true);
 	arch_remove_optimized_kprobe(&site->kp);
-	site->can_optimize = false;
 }
 
 /* The site at @at, if it has a detour whose region covers @addr. */
@@ -129,7 +124,7 @@ static struct kprobe_site *covering(unsigned long at, unsigned long addr)
 {
 	struct kprobe *kp = get_kprobe((void *)at);
 
-	if (!kp || !kprobe_aggr(kp) || !to_site(kp)->can_optimize ||
+	if (!kp || !kprobe_aggr(kp) || !kprobe_has_flag(kp, KPROBE_FLAG_DETOUR) ||
 	    !arch_within_optimized_kprobe(kp, addr))
 		return NULL;
 	return to_site(kp);
@@ -158,12 +153,16 @@ void kprobe_opt_block_around(unsigned long addr)
 /**
  * kprobe_opt_try() - give @site a detour if its region allows
  * @site: a breakpoint or ftrace site without one
+ *
+ * The site may be live: hits see the flag only after what the port
+ * stored for the detour.
  */
 void kprobe_opt_try(struct kprobe_site *site)
 {
 	lockdep_assert_held(&probes_mutex);
-	if (!kprobe_ftrace(&site->kp))
-		site->can_optimize = !arch_prepare_optimized_kprobe(&site->kp);
+	if (kprobe_ftrace(&site->kp) || arch_prepare_optimized_kprobe(&site->kp))
+		return;
+	smp_store_release(&site->kp.flags, site->kp.flags | KPROBE_FLAG_DETOUR);
 }
 
 /* A lone probe at @kp may have a detour now: it needs a site for it. */
@@ -174,7 +173,7 @@ static void retry_lone(struct kprobe *kp)
 	if (!site)
 		return;
 	kprobe_opt_try(site);
-	if (!site->can_optimize) {
+	if (!kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR)) {
 		kprobe_site_discard(site);
 		return;
 	}
@@ -208,7 +207,7 @@ void kprobe_opt_retry_around(unsigned long addr)
 			continue;
 		}
 		site = to_site(kp);
-		if (site->can_optimize)
+		if (kprobe_has_flag(kp, KPROBE_FLAG_DETOUR))
 			continue;
 		kprobe_opt_try(site);
 		kprobe_opt_sync(kp);
@@ -218,9 +217,9 @@ void kprobe_opt_retry_around(unsigned long addr)
 /* Free the detour of a site nobody can reach any more. */
 void kprobe_opt_release(struct kprobe_site *site)
 {
-	if (site->can_optimize) {
+	if (kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR)) {
+		site->kp.flags &= ~KPROBE_FLAG_DETOUR;
 		arch_remove_optimized_kprobe(&site->kp);
-		site->can_optimize = false;
 	}
 }
 
@@ -242,7 +241,7 @@ static void kprobe_optimizer(struct work_struct *work)
 	 * Without the mutex: registration goes on meanwhile, and a site that
 	 * changes in between simply leaves the list.
 	 */
-	wait_out_runners();
+	kprobe_wait_out_hits(true);
 
 	mutex_lock(&probes_mutex);
 	list_for_each_entry(site, &taken, opt_node)

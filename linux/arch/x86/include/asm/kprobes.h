@@ -83,8 +83,9 @@ struct arch_specific_insn {
 	s32 rel;
 #ifdef CONFIG_OPTPROBES
 	/*
-	 * The detour slot when the probe can be reached by a jmp, else NULL.
-	 * The relocated region starts KPROBE_DETOUR_COPY bytes in.
+	 * The detour slot when the probe can be reached by a jmp, else NULL;
+	 * hits use it only while the head has KPROBE_FLAG_DETOUR.  The
+	 * relocated region starts KPROBE_DETOUR_COPY bytes in.
 	 */
 	kprobe_opcode_t *detour;
 	/* Bytes of instructions the jmp covers, and the five it overwrites. */

@@ -304,12 +304,14 @@ static void replay(struct kprobe *probe, struct pt_regs *regs,
 #ifdef CONFIG_OPTPROBES
 	/*
 	 * The detour's copy of the region serves as well: probes queued for
-	 * a jump skip the single step that way until the jump is in.
+	 * a jump skip the single step that way until the jump is in, and
+	 * while a jump is written or taken out (never with a post_handler)
+	 * this is the way out that does not land inside it.
 	 */
-	if (probe->ainsn.detour)
+	if (kprobe_has_detour(probe))
 		copy = probe->ainsn.detour + KPROBE_DETOUR_COPY;
 #endif
-	if (copy && !probe->post_handler) {
+	if (copy && !READ_ONCE(probe->post_handler)) {
 		if (reentered)
 			restore_outer(kcb);
 		else
