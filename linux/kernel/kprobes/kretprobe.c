@@ -12,6 +12,7 @@
 #include <linux/kprobes.h>
 #include <linux/rethook.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "internal.h"
 
@@ -135,6 +136,13 @@ int register_kretprobe(struct kretprobe *krp)
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
 
+static int cmp_rethooks(const void *a, const void *b)
+{
+	unsigned long x = *(unsigned long *)a, y = *(unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /**
  * unregister_kretprobes() - remove several kretprobes with one grace period
  * @krps: the kretprobes
@@ -145,26 +153,35 @@ EXPORT_SYMBOL_GPL(register_kretprobe);
 void unregister_kretprobes(struct kretprobe **krps, int num)
 {
 	struct kprobe **kps, **dead;
+	struct rethook **rhs;
 	int i, n;
 
 	if (num <= 0)
 		return;
 	kps = kvcalloc(num, sizeof(*kps), GFP_KERNEL | __GFP_NOFAIL);
 	dead = kvcalloc(num, sizeof(*dead), GFP_KERNEL | __GFP_NOFAIL);
-	for (i = 0; i < num; i++)
+	rhs = kvcalloc(num, sizeof(*rhs), GFP_KERNEL | __GFP_NOFAIL);
+	for (i = 0; i < num; i++) {
 		kps[i] = &krps[i]->kp;
-	n = kprobe_detach_batch(kps, num, dead);
-	/* Stop the return handlers before the grace period, so none runs
-	 * once this returns.
-	 */
-	for (i = num - 1; i >= 0; i--) {
-		struct rethook *rh = krps[i]->rh;
-
-		krps[i]->rh = NULL;
-		if (rh)
-			rethook_free(rh);
+		rhs[i] = krps[i]->rh;
 	}
+	n = kprobe_detach_batch(kps, num, dead);
+	/*
+	 * Entry hits already under way may still reach kretprobe_entry() and
+	 * read @rh, so it stays set until they are over.  Freeing a rethook
+	 * only makes it hand out no more instances and call no more return
+	 * handlers (it is released after a grace period of its own); doing
+	 * that now means none runs once this returns.  The same kretprobe
+	 * twice in @krps has one rethook, freed once.
+	 */
+	sort(rhs, num, sizeof(*rhs), cmp_rethooks, NULL);
+	for (i = 0; i < num; i++)
+		if (rhs[i] && (!i || rhs[i] != rhs[i - 1]))
+			rethook_free(rhs[i]);
 	kprobe_free_batch(kps, num, dead, n);
+	for (i = 0; i < num; i++)
+		krps[i]->rh = NULL;
+	kvfree(rhs);
 	kvfree(dead);
 	kvfree(kps);
 }
