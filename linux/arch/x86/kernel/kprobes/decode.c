@@ -28,7 +28,8 @@
  * @buf: MAX_INSN_SIZE bytes
  *
  * An armed probe's int3 is replaced by the opcode it hides, and the bytes
- * of an optimized probe's jmp by those it displaced.  Called under the
+ * of an optimized probe's jmp by those it displaced; gone heads are
+ * disarmed and say nothing of the text there now.  Called under the
  * core's mutex, so the sites cannot change underneath.
  *
  * Return: 0, or -EFAULT when the text cannot be read.
@@ -42,8 +43,12 @@ int kprobe_read_original(unsigned long addr, u8 *buf)
 		return -EFAULT;
 	for (at = addr - JMP32_INSN_SIZE + 1; at < addr + MAX_INSN_SIZE; at++) {
 		p = get_kprobe((void *)at);
-		/* An ftrace site's text is ftrace's business, not a probe's. */
-		if (!p || kprobe_ftrace(p))
+		/*
+		 * An ftrace site's text is ftrace's business, not a probe's; a
+		 * gone head's bytes are those of text that went away (new code
+		 * may sit there now, and its own breakpoint is out).
+		 */
+		if (!p || kprobe_ftrace(p) || kprobe_gone(p))
 			continue;
 		if (at >= addr)
 			buf[at - addr] = p->ainsn.bytes[0];
