@@ -292,6 +292,27 @@ out:
 	return ret;
 }
 
+/*
+ * check_probe_text() for what may have changed since, now under
+ * probes_mutex: init text declared gone in between (a module gone live,
+ * the kernel freeing its init memory).  The code that declares it sets
+ * the new state first and then takes the mutex to mark the probes there
+ * [GONE]; a probe attached after that pass would stay live on freed
+ * text.  Seen under the mutex, the old state means the pass has not
+ * started and will find this probe.
+ */
+static int check_text_still_there(struct kprobe *probe, struct module *mod)
+{
+	unsigned long addr = (unsigned long)probe->addr;
+
+	lockdep_assert_held(&probes_mutex);
+	if (mod)
+		return within_module_init(addr, mod) && !module_is_coming(mod) ?
+			-ENOENT : 0;
+	return is_kernel_inittext(addr) &&
+	       system_state >= SYSTEM_FREEING_INITMEM ? -EINVAL : 0;
+}
+
 /* --- registration --- */
 
 /*
@@ -833,7 +854,8 @@ static int register_batch(struct kprobe **kps, int num)
 	/* One resize for the whole batch rather than one per doubling. */
 	kprobe_table_reserve(num);
 	for (; attached < num; attached++) {
-		ret = attach_probe(kps[attached]);
+		ret = check_text_still_there(kps[attached], undo[attached].mod) ?:
+		      attach_probe(kps[attached]);
 		if (ret)
 			break;
 	}
