@@ -1005,6 +1005,116 @@ static void __ref kpk_init_text_goes_away(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits, 3);
 }
 
+/*
+ * The same inside the function body, where the probe is a breakpoint:
+ * the revived site decodes its instruction afresh and steps it (both
+ * probes have a post_handler) as before.
+ */
+static void __ref kpk_revived_site_decodes_text(struct kunit *test)
+{
+	int (*fn)(int) = kpk_init_target;
+	struct kprobe kp = { .pre_handler = count_pre,
+			     .post_handler = count_post };
+	struct kprobe kp2;
+	unsigned long off, size;
+
+	OPTIMIZER_HIDE_VAR(fn);
+
+	if (system_state >= SYSTEM_FREEING_INITMEM)
+		kunit_skip(test, "init text is already freed");
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)fn,
+							    &size, &off));
+	/* The first boundary past the entry that takes a breakpoint. */
+	for (off = 1; off < size; off++) {
+		kp.addr = (kprobe_opcode_t *)((unsigned long)fn + off);
+		kp.flags = 0;
+		if (register_kprobe(&kp))
+			continue;
+		if (!kprobe_ftrace(&kp))
+			break;
+		unregister_kprobe(&kp);
+	}
+	KUNIT_ASSERT_LT(test, off, size);
+	kp2 = (struct kprobe) { .addr = kp.addr, .pre_handler = count_pre,
+				.post_handler = count_post };
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(1), 101);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+
+	kprobe_free_init_mem();
+	KUNIT_ASSERT_TRUE(test, kprobe_gone(&kp));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp2), 0);
+	KUNIT_EXPECT_EQ(test, get_kprobe(kp.addr)->opcode, kp.opcode);
+	KUNIT_EXPECT_EQ(test, fn(2), 102);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	KUNIT_EXPECT_EQ(test, posts, 2);
+	unregister_kprobe(&kp);
+	unregister_kprobe(&kp2);
+	KUNIT_EXPECT_EQ(test, fn(3), 103);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+}
+
+#ifdef CONFIG_X86_64
+/*
+ * In init text, so that probes on it can be made [GONE]: 2x + 100, as a
+ * three-byte lea, a two-byte add and a ret.  Called only while init text
+ * is there, through a pointer looked up by name.
+ */
+asm(".pushsection .init.text, \"ax\"\n"
+	".type kpk_init_asm, @function\n"
+	"kpk_init_asm:\n"
+	ASM_ENDBR
+	"	leal 100(%rdi), %eax\n"
+	"	addl %edi, %eax\n"
+	ASM_RET
+	".size kpk_init_asm, .-kpk_init_asm\n"
+	".popsection\n");
+
+/*
+ * A gone head remembers the first byte of text that went away; new code
+ * may sit there now (a module loaded where an unloaded one was).  Reading
+ * "the original text" around a new probe must not take that byte for the
+ * new code's.  Here the text stays, so the gone head is made to remember
+ * a byte the text does not have: 0x0f would turn the lea into a five-byte
+ * cmova and the add after it into the middle of an instruction.
+ */
+static void kpk_gone_head_bytes_ignored(struct kunit *test)
+{
+	int (*fn)(int x) = (void *)kallsyms_lookup_name("kpk_init_asm");
+	struct kprobe gone = { .pre_handler = count_pre };
+	struct kprobe next = { .pre_handler = count_pre };
+	struct kprobe *head;
+
+	if (system_state >= SYSTEM_FREEING_INITMEM)
+		kunit_skip(test, "init text is already freed");
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	gone.addr = (kprobe_opcode_t *)fn;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&gone), 0);
+	KUNIT_ASSERT_EQ(test, gone.opcode, 0x8d);	/* the lea, past any endbr */
+	kprobe_free_init_mem();
+	KUNIT_ASSERT_TRUE(test, kprobe_gone(&gone));
+	head = get_kprobe(gone.addr);
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	head->ainsn.bytes[0] = 0x0f;
+
+	/* The add: a boundary of the code that is there. */
+	next.addr = gone.addr + 3;
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, register_kprobe(&next), 0);
+	KUNIT_EXPECT_EQ(test, fn(5), 110);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(&next);
+	unregister_kprobe(&gone);
+	KUNIT_EXPECT_NULL(test, get_kprobe(gone.addr));
+}
+#else
+static void kpk_gone_head_bytes_ignored(struct kunit *test)
+{
+	kunit_skip(test, "x86_64 only");
+}
+#endif
+
 static int ret_seen;
 
 static int note_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -1082,6 +1192,8 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_ftrace_site_shared),
 	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
 	KUNIT_CASE(kpk_init_text_goes_away),
+	KUNIT_CASE(kpk_revived_site_decodes_text),
+	KUNIT_CASE(kpk_gone_head_bytes_ignored),
 	KUNIT_CASE(kpk_kretprobe_defaults_and_errors),
 	KUNIT_CASE(kpk_kretprobe_entry_handler_declines),
 	{}

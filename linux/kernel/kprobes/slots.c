@@ -20,6 +20,7 @@
 #include <linux/rculist.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <kunit/static_stub.h>
 
 #include "internal.h"
 
@@ -127,6 +128,8 @@ void kprobe_free_insn_slot(kprobe_opcode_t *slot)
 	struct slot_page *sp;
 	void *s = slot;
 
+	/* Tests keep freed slots poisoned, to catch hits still using them. */
+	KUNIT_STATIC_STUB_REDIRECT(kprobe_free_insn_slot, slot);
 	mutex_lock(&slot_mutex);
 	sp = xa_load(&slot_index, page_key(s));
 	if (WARN_ON_ONCE(!sp))

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit cases for the moments when a probe hit on one CPU meets a
+ * registration change on another.  Each case holds the other CPU inside
+ * the window it is about (a handler that spins, or a stretch of calls
+ * with interrupts off, which also holds back any text synchronisation)
+ * while this CPU makes the change, so a core that publishes something too
+ * early, or frees it too early, fails here every time: usually by
+ * crashing the kernel, which fails the run.
+ */
+#include <kunit/test.h>
+#include <kunit/static_stub.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/timekeeping.h>
+
+#include "internal.h"
+
+/* The longest a case holds the other CPU; each ends far sooner. */
+#define HOLD_MAX_NS	(2 * NSEC_PER_SEC)
+
+static noinline int krc_target(int x)
+{
+	return x * 5 - 2;
+}
+
+/* Through a pointer the compiler cannot see through: the call is real. */
+static int call_target(int x)
+{
+	int (*fn)(int x) = krc_target;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	return fn(x);
+}
+
+static int krc_target_expected(int x)
+{
+	return x * 5 - 2;
+}
+
+static bool past(u64 deadline)
+{
+	return ktime_get_mono_fast_ns() > deadline;
+}
+
+/* Wait (sleeping) until *@flag is set; false after HOLD_MAX_NS. */
+static bool wait_for_flag(bool *flag)
+{
+	u64 deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+
+	while (!READ_ONCE(*flag)) {
+		if (past(deadline))
+			return false;
+		usleep_range(50, 100);
+	}
+	return true;
+}
+
+/*
+ * A thread on the other CPU calling @fn over and over, checking each
+ * result; on request, it makes one stretch of calls with interrupts off,
+ * calling @watch after each until @watch says it has seen enough.
+ */
+struct hot_caller {
+	struct task_struct *task;
+	int (*fn)(int x);
+	int (*expected)(int x);
+	bool (*watch)(struct hot_caller *h);
+	atomic_long_t calls;
+	bool want_stretch, in_stretch, stretch_done;
+	bool stop, wrong;
+};
+
+static void hot_call(struct hot_caller *h, int x)
+{
+	if (h->fn(x) != h->expected(x))
+		WRITE_ONCE(h->wrong, true);
+	atomic_long_inc(&h->calls);
+}
+
+static void hot_stretch(struct hot_caller *h, int *x)
+{
+	u64 deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	WRITE_ONCE(h->in_stretch, true);
+	do {
+		hot_call(h, (*x)++ & 0xffff);
+	} while (!h->watch(h) && !past(deadline));
+	WRITE_ONCE(h->in_stretch, false);
+	local_irq_restore(flags);
+	WRITE_ONCE(h->want_stretch, false);
+	WRITE_ONCE(h->stretch_done, true);
+}
+
+static int hot_loop(void *data)
+{
+	struct hot_caller *h = data;
+	int x = 0;
+
+	while (!READ_ONCE(h->stop)) {
+		if (READ_ONCE(h->want_stretch))
+			hot_stretch(h, &x);
+		hot_call(h, x++ & 0xffff);
+		/*
+		 * A voluntary switch now and then: on preemptible kernels a
+		 * detour is retired only after every task has made one.
+		 */
+		if (!(x % 16))
+			usleep_range(10, 20);
+	}
+	return 0;
+}
+
+/* Start @fn(@data) on a CPU other than this one; stopped at the case's end. */
+static struct task_struct *run_elsewhere(struct kunit *test,
+					 int (*fn)(void *), void *data)
+{
+	struct task_struct *task;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	task = kthread_create(fn, data, "krc_other");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kthread_bind(task, cpumask_any_but(cpu_online_mask,
+					   raw_smp_processor_id()));
+	get_task_struct(task);
+	wake_up_process(task);
+	return task;
+}
+
+static void stop_hot_caller(struct hot_caller *h)
+{
+	if (!h->task)
+		return;
+	WRITE_ONCE(h->stop, true);
+	kthread_stop(h->task);
+	put_task_struct(h->task);
+	h->task = NULL;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(stop_hot_caller_action, stop_hot_caller,
+			    struct hot_caller *);
+
+static struct hot_caller *start_hot_caller(struct kunit *test,
+					   int (*fn)(int x),
+					   int (*expected)(int x))
+{
+	struct hot_caller *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->fn = fn;
+	h->expected = expected;
+	h->task = run_elsewhere(test, hot_loop, h);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+			stop_hot_caller_action, h), 0);
+	return h;
+}
+
+/* Have the caller start a stretch with interrupts off, and wait for it. */
+static void begin_stretch(struct kunit *test, struct hot_caller *h)
+{
+	WRITE_ONCE(h->stretch_done, false);
+	WRITE_ONCE(h->want_stretch, true);
+	KUNIT_ASSERT_TRUE(test, wait_for_flag(&h->in_stretch));
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(unregister_action, unregister_kprobe,
+			    struct kprobe *);
+
+/* A probe unregistered when the case ends, however it ends. */
+static struct kprobe *case_probe(struct kunit *test, const struct kprobe *init)
+{
+	struct kprobe *kp = kunit_kzalloc(test, sizeof(*kp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, kp);
+	*kp = *init;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
+							kp), 0);
+	return kp;
+}
+
+/* Hits of the case's own calls; the other CPU's are not counted. */
+static struct task_struct *tester;
+static atomic_t hits, posts;
+
+static int count_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(tester))
+		atomic_inc(&hits);
+	return 0;
+}
+
+static void count_post(struct kprobe *kp, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	if (current == READ_ONCE(tester))
+		atomic_inc(&posts);
+}
+
+static int krc_init(struct kunit *test)
+{
+	WRITE_ONCE(tester, current);
+	return 0;
+}
+
+/*
+ * Unregistering a kretprobe while another CPU is running another probe's
+ * handler at the same address: that CPU goes on down the chain it started
+ * with, which still holds the kretprobe's entry probe, after the
+ * unregistration has taken the kretprobe off the site.  Whatever the
+ * entry probe reads must still be there until that hit is over.
+ */
+static struct task_struct *holder;
+static bool holding, chain_replaced;
+
+static int hold_until_chain_replaced(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kprobe *head = kprobe_lookup(kp->addr);
+	void *chain;
+	u64 deadline;
+
+	if (current != READ_ONCE(holder) || !head || !kprobe_aggr(head))
+		return 0;
+	chain = rcu_access_pointer(to_site(head)->pre);
+	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+	WRITE_ONCE(holding, true);
+	while (rcu_access_pointer(to_site(head)->pre) == chain && !past(deadline))
+		cpu_relax();
+	WRITE_ONCE(chain_replaced, rcu_access_pointer(to_site(head)->pre) != chain);
+	/* Let the other CPU run on to where it waits for this hit. */
+	mdelay(20);
+	return 0;
+}
+
+static int ret_value_seen, held_result;
+static bool held_call_done;
+
+static int note_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ret_value_seen = regs_return_value(regs);
+	return 0;
+}
+
+static int call_target_once(void *unused)
+{
+	WRITE_ONCE(holder, current);
+	held_result = call_target(3);
+	WRITE_ONCE(held_call_done, true);
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
+static void krc_kretprobe_leaves_shared_site(struct kunit *test)
+{
+	struct kprobe *first = case_probe(test, &(struct kprobe) {
+		.symbol_name = "krc_target",
+		.pre_handler = hold_until_chain_replaced });
+	struct kretprobe krp = { .kp.symbol_name = "krc_target",
+				 .handler = note_return };
+	struct task_struct *task;
+
+	holding = false;
+	chain_replaced = false;
+	held_call_done = false;
+	ret_value_seen = 0;
+	WRITE_ONCE(holder, NULL);
+	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&krp), 0);
+	/* Both at one address: one site, @first's handler ahead of the kretprobe's. */
+	KUNIT_ASSERT_TRUE(test, kprobe_aggr(get_kprobe(first->addr)));
+
+	task = run_elsewhere(test, call_target_once, NULL);
+	if (!wait_for_flag(&holding)) {
+		kthread_stop(task);
+		put_task_struct(task);
+		KUNIT_FAIL(test, "the other CPU never hit the probe");
+		unregister_kretprobe(&krp);
+		return;
+	}
+	unregister_kretprobe(&krp);
+	KUNIT_EXPECT_TRUE(test, wait_for_flag(&held_call_done));
+	kthread_stop(task);
+	put_task_struct(task);
+	WRITE_ONCE(holder, NULL);
+
+	/* The window was open: the kretprobe left while the hit went on. */
+	KUNIT_EXPECT_TRUE(test, chain_replaced);
+	KUNIT_EXPECT_EQ(test, held_result, krc_target_expected(3));
+	/* Too late to be watched: that call counts as missed, nothing more. */
+	KUNIT_EXPECT_EQ(test, ret_value_seen, 0);
+	KUNIT_EXPECT_EQ(test, krp.nmissed, 1);
+	KUNIT_EXPECT_NULL(test, krp.rh);
+	/* And it can come back (by name again, as it was given). */
+	krp.kp.addr = NULL;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&krp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(4), krc_target_expected(4));
+	KUNIT_EXPECT_EQ(test, ret_value_seen, krc_target_expected(4));
+	unregister_kretprobe(&krp);
+}
+
+#if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
+/*
+ * (x + 7) * 3 + x, with a first instruction (2 bytes) shorter than the
+ * jump that replaces it: a hit that resumed after it while the jump is in
+ * place would run the jump's displacement as code.
+ */
+asm(".pushsection .text\n"
+	".type krc_opt_asm, @function\n"
+	"krc_opt_asm:\n"
+	ASM_ENDBR
+	"	movl %edi, %eax\n"
+	"	addl $7, %eax\n"
+	"	imull $3, %eax, %eax\n"
+	"	addl %edi, %eax\n"
+	ASM_RET
+	".size krc_opt_asm, .-krc_opt_asm\n"
+	".popsection\n");
+
+static int krc_opt_expected(int x)
+{
+	return (x + 7) * 3 + x;
+}
+
+static int (*krc_opt_fn(struct kunit *test))(int x)
+{
+	void *fn = (void *)kallsyms_lookup_name("krc_opt_asm");
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	return fn;
+}
+
+/* Run the optimizer and say whether @kp's site has its jump now. */
+static bool jumped(struct kprobe *kp)
+{
+	kprobe_opt_flush();
+	return kprobe_optimized(get_kprobe(kp->addr));
+}
+
+/*
+ * A post_handler added at a jump-optimized site.  A hit that sees it steps
+ * the instruction and resumes right after it, here in the middle of where
+ * the jump was: so no byte of the jump may be left once the post_handler
+ * shows.  The other CPU holds the window open: it is in a stretch with
+ * interrupts off when the jump starts coming out, so the text
+ * synchronisation waits for it, and meanwhile it checks, as a hit would
+ * find them, the site's post_handler against the bytes in the region.
+ * (It keeps calling the function too, but a CPU may go on executing the
+ * jump it fetched before the synchronisation: what it reads as data is
+ * what a hit on another CPU could meet.)
+ */
+static kprobe_opcode_t *watched_addr;
+static u8 watched_bytes[JMP32_INSN_SIZE];
+static int breakpoint_seen, post_over_jump;
+
+static bool watch_jump_and_post(struct hot_caller *h)
+{
+	struct kprobe *head = kprobe_lookup(watched_addr);
+	u8 now[JMP32_INSN_SIZE];
+	bool post;
+
+	if (!head)
+		return false;
+	post = READ_ONCE(head->post_handler);
+	/* The bytes after the post_handler, as a hit reads them. */
+	smp_rmb();
+	memcpy(now, watched_addr, sizeof(now));
+	if (post && memcmp(now + INT3_INSN_SIZE, watched_bytes + INT3_INSN_SIZE,
+			   JMP32_INSN_SIZE - INT3_INSN_SIZE))
+		post_over_jump++;
+	/* The jump is on its way out: watch it a little longer, then let go. */
+	if (now[0] == INT3_INSN_OPCODE)
+		breakpoint_seen++;
+	return breakpoint_seen >= 1000;
+}
+
+static void krc_post_handler_joins_optimized_site(struct kunit *test)
+{
+	int (*fn)(int x) = krc_opt_fn(test);
+	struct kprobe *kp = case_probe(test, &(struct kprobe) {
+		.addr = (void *)fn, .pre_handler = count_pre });
+	struct kprobe *post = case_probe(test, &(struct kprobe) {});
+	struct hot_caller *h;
+	int round;
+
+	watched_addr = (void *)fn;
+	memcpy(watched_bytes, fn, sizeof(watched_bytes));
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	h = start_hot_caller(test, fn, krc_opt_expected);
+	h->watch = watch_jump_and_post;
+	for (round = 0; round < 3; round++) {
+		breakpoint_seen = 0;
+		post_over_jump = 0;
+		begin_stretch(test, h);
+		*post = (struct kprobe) { .addr = kp->addr,
+					  .post_handler = count_post };
+		KUNIT_ASSERT_EQ(test, register_kprobe(post), 0);
+		KUNIT_ASSERT_TRUE(test, wait_for_flag(&h->stretch_done));
+		/* The window was held open... */
+		KUNIT_EXPECT_GE(test, breakpoint_seen, 1000);
+		/* ...and the post_handler never showed over the jump. */
+		KUNIT_EXPECT_EQ(test, post_over_jump, 0);
+		KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+
+		atomic_set(&posts, 0);
+		KUNIT_EXPECT_EQ(test, fn(round), krc_opt_expected(round));
+		KUNIT_EXPECT_EQ(test, atomic_read(&posts), 1);
+		unregister_kprobe(post);
+		KUNIT_ASSERT_TRUE(test, jumped(kp));
+	}
+	stop_hot_caller(h);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
+}
+
+/*
+ * A probe registered inside an optimized site's region takes the site's
+ * detour away while another CPU keeps running the function.  Slots freed
+ * during the case are filled with breakpoints and kept out of reuse, and
+ * each time one is freed the other CPU makes a few more calls first: a
+ * hit sent into a detour after it was freed runs into a breakpoint nobody
+ * owns and oopses.
+ */
+#define QUARANTINE_MAX	64
+
+static struct hot_caller *quarantine_caller;
+static kprobe_opcode_t *quarantine[QUARANTINE_MAX];
+static int nr_quarantined;
+
+static void quarantine_slot(kprobe_opcode_t *slot)
+{
+	struct hot_caller *h = quarantine_caller;
+	u8 poison[KPROBE_INSN_SLOT_SIZE];
+	long calls;
+	u64 deadline;
+
+	memset(poison, INT3_INSN_OPCODE, sizeof(poison));
+	arch_write_insn_slot(slot, poison, sizeof(poison));
+	if (nr_quarantined < QUARANTINE_MAX)
+		quarantine[nr_quarantined++] = slot;
+	if (!h)
+		return;
+	calls = atomic_long_read(&h->calls) + 3;
+	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+	while (atomic_long_read(&h->calls) < calls && !past(deadline))
+		cpu_relax();
+}
+
+/* After the stub is gone: give the slots back for real. */
+static void release_quarantine(void *unused)
+{
+	quarantine_caller = NULL;
+	while (nr_quarantined)
+		kprobe_free_insn_slot(quarantine[--nr_quarantined]);
+}
+
+static void krc_probe_inside_region_under_hits(struct kunit *test)
+{
+	int (*fn)(int x) = krc_opt_fn(test);
+	struct kprobe *kp = case_probe(test, &(struct kprobe) {
+		.addr = (void *)fn, .pre_handler = count_pre });
+	struct kprobe *inner = case_probe(test, &(struct kprobe) {});
+	struct hot_caller *h;
+	int round;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	h = start_hot_caller(test, fn, krc_opt_expected);
+	nr_quarantined = 0;
+	quarantine_caller = h;
+	/* Added before the stub, so it runs after the stub is deactivated. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, release_quarantine,
+							NULL), 0);
+	kunit_activate_static_stub(test, kprobe_free_insn_slot, quarantine_slot);
+
+	for (round = 0; round < 5; round++) {
+		/* The addl right after the 2-byte movl, inside the region. */
+		*inner = (struct kprobe) { .addr = kp->addr + 2,
+					   .pre_handler = count_pre };
+		KUNIT_ASSERT_EQ(test, register_kprobe(inner), 0);
+		KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+		atomic_set(&hits, 0);
+		KUNIT_EXPECT_EQ(test, fn(round), krc_opt_expected(round));
+		KUNIT_EXPECT_EQ(test, atomic_read(&hits), 2);
+		unregister_kprobe(inner);
+		KUNIT_ASSERT_TRUE(test, jumped(kp));
+	}
+	stop_hot_caller(h);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
+	/* The detours really were freed while the other CPU ran. */
+	KUNIT_EXPECT_GE(test, nr_quarantined, 5);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&h->calls), 0L);
+}
+#else
+static void krc_post_handler_joins_optimized_site(struct kunit *test)
+{
+	kunit_skip(test, "no jump optimization here");
+}
+
+static void krc_probe_inside_region_under_hits(struct kunit *test)
+{
+	kunit_skip(test, "no jump optimization here");
+}
+#endif
+
+static struct kunit_case kprobes_race_cases[] = {
+	KUNIT_CASE(krc_kretprobe_leaves_shared_site),
+	KUNIT_CASE(krc_post_handler_joins_optimized_site),
+	KUNIT_CASE_SLOW(krc_probe_inside_region_under_hits),
+	{}
+};
+
+static struct kunit_suite kprobes_race_suite = {
+	.name = "kprobes_race",
+	.init = krc_init,
+	.test_cases = kprobes_race_cases,
+};
+
+kunit_test_suites(&kprobes_race_suite);
+
+MODULE_DESCRIPTION("KUnit cases that force hits into registration windows");
+MODULE_LICENSE("GPL");
