@@ -190,6 +190,7 @@ static inline bool kprobe_aggr(const struct kprobe *p)
  */
 static __always_inline bool kprobe_has_detour(const struct kprobe *p)
 {
+	/* Pairs with the release in kprobe_opt_try(). */
 	return smp_load_acquire(&p->flags) & KPROBE_FLAG_DETOUR;
 }
 

@@ -1081,13 +1081,14 @@ asm(".pushsection .init.text, \"ax\"\n"
  */
 static void kpk_gone_head_bytes_ignored(struct kunit *test)
 {
-	int (*fn)(int x) = (void *)kallsyms_lookup_name("kpk_init_asm");
+	int (*fn)(int x);
 	struct kprobe gone = { .pre_handler = count_pre };
 	struct kprobe next = { .pre_handler = count_pre };
 	struct kprobe *head;
 
 	if (system_state >= SYSTEM_FREEING_INITMEM)
 		kunit_skip(test, "init text is already freed");
+	fn = (int (*)(int x))kallsyms_lookup_name("kpk_init_asm");
 	KUNIT_ASSERT_NOT_NULL(test, fn);
 	gone.addr = (kprobe_opcode_t *)fn;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&gone), 0);

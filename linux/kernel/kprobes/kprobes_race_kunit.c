@@ -154,8 +154,8 @@ static struct hot_caller *start_hot_caller(struct kunit *test,
 	h->fn = fn;
 	h->expected = expected;
 	h->task = run_elsewhere(test, hot_loop, h);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-			stop_hot_caller_action, h), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, stop_hot_caller_action,
+							h), 0);
 	return h;
 }
 

@@ -162,6 +162,7 @@ void kprobe_opt_try(struct kprobe_site *site)
 	lockdep_assert_held(&probes_mutex);
 	if (kprobe_ftrace(&site->kp) || arch_prepare_optimized_kprobe(&site->kp))
 		return;
+	/* Pairs with kprobe_has_detour(): the detour is built before. */
 	smp_store_release(&site->kp.flags, site->kp.flags | KPROBE_FLAG_DETOUR);
 }
 
