@@ -221,9 +221,8 @@ void dump_kprobe(struct kprobe *kp);
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset);
 kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
-kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
-					 unsigned long offset,
-					 bool *on_func_entry);
+/* The port's (see <linux/kprobes_arch.h>); kprobe_page_fault() needs it. */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 
 bool within_kprobe_blacklist(unsigned long addr);
 int kprobe_add_ksym_blacklist(unsigned long entry);

@@ -1,39 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The contract between the generic kprobes core (kernel/kprobes/) and an
- * architecture port (arch/<arch>/kernel/kprobes/ or .../probes/).
+ * What an architecture port (arch/<arch>/kernel/kprobes/ or .../probes/)
+ * provides to the generic kprobes core (kernel/kprobes/), and nothing
+ * else.  What the core offers a port's trap handlers in return is in
+ * <linux/kprobes_hit.h>.
  *
- * A port provides <asm/kprobes.h> with:
- *   kprobe_opcode_t          the unit the breakpoint is made of
+ * A port's <asm/kprobes.h> defines:
+ *   kprobe_opcode_t           the unit the breakpoint is made of
  *   struct arch_specific_insn the port's copy of a probed instruction
- *   struct kprobe_ctlblk     per-CPU hit state; must have kprobe_status
- *   KPROBE_INSN_SLOT_SIZE    bytes of executable slot one probe may use
- * and implements the "port" functions below.  The core implements the
- * "core" functions for the port's trap handlers.
- *
- * How a hit flows: the port's breakpoint (or ftrace) handler finds the
- * head with get_kprobe(), and if no probe handler is running on this CPU
- * it sets current_kprobe and calls kprobe_run_pre_handlers().  It then
- * executes or emulates the original instruction, calls
- * kprobe_run_post_handlers() when @p->post_handler is set (a lone probe's
- * own; on a site the core sets it exactly when some enabled probe there
- * has one), so a port may skip the trap after the instruction otherwise,
- * and clears current_kprobe.  A hit while a handler is running only
- * counts kprobes_inc_nmissed_count() and executes the instruction.  All
- * of this runs with interrupts off, never sleeps and never takes a lock.
+ *   struct kprobe_ctlblk      per-CPU hit state; must have kprobe_status
+ *   KPROBE_INSN_SLOT_SIZE     bytes of executable slot one probe may use
+ *   KPROBE_PREEMPTIBLE_SLOTS  1 when a task may be preempted while it runs
+ *                             an out-of-line copy other than a detour (a
+ *                             copy that jumps back by itself, entered
+ *                             with preemption on); the core then waits
+ *                             for RCU-tasks before it frees any slot.
+ *                             0 when every such copy runs with preemption
+ *                             off or ends in a trap.
+ *   KPROBE_JUMP_REGION_MAX    (CONFIG_OPTPROBES) the most bytes a jump
+ *                             region may span: how far before a new
+ *                             breakpoint the core looks for a region that
+ *                             would cover it.
+ * and implements the functions below.  Those marked "default" have a weak
+ * version in the core that a port may leave alone.
  */
 #ifndef _LINUX_KPROBES_ARCH_H
 #define _LINUX_KPROBES_ARCH_H
 
 #include <linux/kprobes.h>
-#include <linux/percpu.h>
-#include <linux/rculist.h>
-#include <linux/hash.h>
-#include <linux/bits.h>
 
 #ifdef CONFIG_KPROBES
-
-/* --- port: kernel/kprobes/ calls these --- */
 
 /**
  * arch_prepare_kprobe() - check that @p->addr can be probed and copy it
@@ -51,16 +47,15 @@
 int arch_prepare_kprobe(struct kprobe *p);
 
 /* Free what arch_prepare_kprobe() took.  Called once the probe can no
- * longer be hit (after a grace period), possibly more than once.
+ * longer be hit (after kprobe_wait_out_hits()), possibly more than once.
  */
 void arch_remove_kprobe(struct kprobe *p);
 
-/* Plant and remove the breakpoint at @p->addr; text_mutex is held. */
-void arch_arm_kprobe(struct kprobe *p);
-void arch_disarm_kprobe(struct kprobe *p);
 /*
- * The same for @n probes at once; a port should make all of them visible
- * with one synchronisation.  The defaults call the single forms.
+ * Plant (arm) or remove (disarm) the breakpoints of @n probes, text_mutex
+ * held.  All of them must be visible to every CPU when this returns, with
+ * one synchronisation for the whole set: registering a thousand probes
+ * costs one round of patching, not a thousand.
  */
 void arch_arm_kprobes(struct kprobe **kps, int n);
 void arch_disarm_kprobes(struct kprobe **kps, int n);
@@ -68,23 +63,54 @@ void arch_disarm_kprobes(struct kprobe **kps, int n);
 /* One-time setup at boot (trap hooks, notifiers); 0 or an errno. */
 int arch_init_kprobes(void);
 
-/* Add the port's no-probe ranges with kprobe_add_area_blacklist().  The
- * default adds nothing.
+/* Default: adds nothing.  Add the port's no-probe ranges with
+ * kprobe_add_area_blacklist().
  */
 int arch_populate_kprobe_blacklist(void);
 
-/* True when @addr lies in text the port never lets a probe touch beyond
- * the blacklist.  The default refuses the .kprobes.text section.
+/* Default: the .kprobes.text section.  True when @addr lies in text the
+ * port never lets a probe touch beyond the blacklist.
  */
 bool arch_within_kprobe_blacklist(unsigned long addr);
 
-/* True when no kretprobe may sit at the function at @addr (say, one that
- * switches stacks under its own return address).  Default: none.
+/* Default: none.  True when no kretprobe may sit at the function at @addr
+ * (say, one that switches stacks under its own return address).
  */
 bool arch_kretprobe_blacklisted(unsigned long addr);
 
-/* An executable page for instruction slots, and its release.  The
- * defaults use execmem's EXECMEM_KPROBES range.
+/**
+ * arch_adjust_kprobe_addr() - where a probe asked for at @addr+@offset goes
+ * @addr: the start of the function (a symbol's address)
+ * @offset: the offset asked for
+ * @on_func_entry: set when the result is the function's entry, as seen by
+ *	kretprobes and kprobe_on_func_entry()
+ *
+ * Default: @addr + @offset, an entry when @offset is 0.  A port whose
+ * functions may begin with a landing pad (x86 ENDBR, arm64 BTI) moves an
+ * entry probe past it: the pad is part of the entry.
+ *
+ * Return: the address to probe.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry);
+
+/**
+ * kprobe_fault_handler() - a fault on a CPU that is handling a probe hit
+ * @regs: registers at the fault
+ * @trapnr: the architecture's trap number or fault status
+ *
+ * Called from the port's trap code and from kprobe_page_fault().  A fault
+ * in an out-of-line copy must be made to look as if it happened at the
+ * probed address; then kprobe_run_fault_handler() gives the probe that
+ * was running its say.
+ *
+ * Return: non-zero when the fault was dealt with.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+
+/* Default: execmem's EXECMEM_KPROBES range.  An executable page for
+ * instruction slots, and its release.
  */
 void *alloc_insn_page(void);
 void free_insn_page(void *page);
@@ -139,220 +165,6 @@ void arch_optimize_kprobes(struct kprobe **ps, int n);
 /* Put @p's breakpoint back in place of its jump; text_mutex held. */
 void arch_unoptimize_kprobe(struct kprobe *p);
 #endif
-
-/* --- core: the port's trap handlers call these --- */
-
-/*
- * The site table (kernel/kprobes/table.c) maps each probed address to the
- * one kprobe a hit deals with, its "head", chained through the head's own
- * @hlist.  A probe alone at its address is its own head: registering it
- * allocates nothing.  A second probe at the address (or a detour, which
- * records its head) turns the site into a struct kprobe_site: its
- * embedded kprobe becomes the head, the users' probes hang off @kp.list
- * in registration order, and @pre lists, in the same order, those that
- * have a pre_handler: that array is all a hit walks.  A site, once made,
- * stays one until it is emptied.
- *
- * Ports treat every head alike; only the core reads these fields.
- */
-struct kprobe_pre_chain {
-	struct rcu_head rcu;
-	/* NULL-terminated. */
-	struct kprobe *probes[];
-};
-
-struct kprobe_site {
-	struct kprobe kp;
-	/* The probes here with a pre_handler, or NULL when there is none. */
-	struct kprobe_pre_chain __rcu *pre;
-	/* Users at this address that are neither disabled nor gone. */
-	unsigned int nr_enabled;
-	/* On the optimizer's queue (kernel/kprobes/optimize.c). */
-	struct list_head opt_node;
-};
-
-/* Flag bits only the core sets, on heads (cleared when a probe leaves). */
-#define KPROBE_FLAG_DETOUR	BIT(27)	/* the port's detour may be entered */
-#define KPROBE_FLAG_AGGR	BIT(28)	/* the head of a kprobe_site */
-#define KPROBE_FLAG_ARMED	BIT(29)	/* breakpoint or ftrace hook in */
-#define KPROBE_FLAG_IN_BATCH	BIT(30)	/* scratch mark, under the mutex */
-#define KPROBE_CORE_FLAGS	(KPROBE_FLAG_DETOUR | KPROBE_FLAG_AGGR | \
-				 KPROBE_FLAG_ARMED | KPROBE_FLAG_IN_BATCH)
-
-static inline bool kprobe_aggr(const struct kprobe *p)
-{
-	return kprobe_has_flag(p, KPROBE_FLAG_AGGR);
-}
-
-/*
- * Does @p (a site's head) have a detour that hits may enter?  A hit that
- * sees the flag also sees what the port stored for the detour before it.
- */
-static __always_inline bool kprobe_has_detour(const struct kprobe *p)
-{
-	/* Pairs with the release in kprobe_opt_try(). */
-	return smp_load_acquire(&p->flags) & KPROBE_FLAG_DETOUR;
-}
-
-/*
- * The address -> head hash: buckets of heads chained through their
- * @hlist, a few heads per bucket so that the table costs a few bytes per
- * probe.  A resize moves the heads one at a time into a bigger (or
- * smaller) table that @future points to while it happens, so a lookup
- * that misses in one table goes on in the next (see table.c).
- */
-struct kprobe_site_table {
-	/* 64 - log2(number of buckets): the hash is a product's top bits. */
-	unsigned int shift;
-	struct kprobe_site_table __rcu *future;
-	struct hlist_head *heads;
-	struct rcu_head rcu;
-};
-
-extern struct kprobe_site_table __rcu *kprobe_sites;
-
-static __always_inline unsigned long kprobe_site_hash(const void *addr,
-						      unsigned int shift)
-{
-	return ((unsigned long)addr * GOLDEN_RATIO_64) >> shift;
-}
-
-/**
- * kprobe_lookup() - the head at @addr, for a hit path
- * @addr: the probed address
- *
- * get_kprobe() for callers that run with interrupts or preemption off;
- * inline because every hit pays for it.
- *
- * Return: the head, or NULL.
- */
-static __always_inline struct kprobe *kprobe_lookup(const void *addr)
-{
-	struct kprobe_site_table *t = rcu_dereference_raw(kprobe_sites);
-	struct hlist_node *node;
-	struct kprobe *kp;
-
-	do {
-		node = hlist_first_rcu(&t->heads[kprobe_site_hash(addr, t->shift)]);
-		node = rcu_dereference_raw(node);
-		for (; node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
-			kp = hlist_entry(node, struct kprobe, hlist);
-			if (kp->addr == addr)
-				return kp;
-		}
-		/* See what a resize moved before it took it out of here. */
-		smp_rmb();
-		t = rcu_dereference_raw(t->future);
-	} while (t);
-	return NULL;
-}
-
-/* The user probe whose handler runs on this CPU, for fault_handler. */
-DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
-
-/*
- * The head get_kprobe() returns stands for every probe at its address.
- * The two helpers below are inline because they are the whole cost of a
- * hit besides the trap.
- */
-
-/**
- * kprobe_run_site_pre_handlers() - kprobe_run_pre_handlers() for a site
- * @p: a head known to be a site's, such as the one a detour names
- * @regs: registers of the hit
- *
- * Return: as kprobe_run_pre_handlers().
- */
-static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
-							 struct pt_regs *regs)
-{
-	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
-	struct kprobe_pre_chain *chain = rcu_dereference_raw(site->pre);
-	bool redirected = false;
-	struct kprobe **pp, *probe;
-
-	if (!chain)
-		return false;
-	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
-		if (kprobe_disabled(probe))
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		if (probe->pre_handler(probe, regs)) {
-			redirected = true;
-			break;
-		}
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
-	return redirected;
-}
-
-/* The same, out of line: keeps the lone-probe path of callers lean. */
-bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs);
-
-/**
- * kprobe_run_pre_handlers() - run the pre_handlers at a probed address
- * @p: the head get_kprobe() returned
- * @regs: registers of the hit
- *
- * Return: true when a pre_handler returned non-zero, i.e. redirected
- * execution: the port must then neither execute the original instruction
- * nor call the post handlers.
- */
-static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
-						    struct pt_regs *regs)
-{
-	bool redirected;
-
-	if (kprobe_aggr(p))
-		return kprobe_site_pre_handlers(p, regs);
-	if (kprobe_disabled(p) || !p->pre_handler)
-		return false;
-	__this_cpu_write(kprobe_in_handler, p);
-	redirected = p->pre_handler(p, regs);
-	__this_cpu_write(kprobe_in_handler, NULL);
-	return redirected;
-}
-
-/**
- * kprobe_run_post_handlers() - run the post_handlers at a probed address
- * @p: the head get_kprobe() returned; only call when @p->post_handler
- * @regs: registers after the original instruction
- */
-static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
-						     struct pt_regs *regs)
-{
-	struct kprobe *probe;
-
-	if (!kprobe_aggr(p)) {
-		if (kprobe_disabled(p))
-			return;
-		__this_cpu_write(kprobe_in_handler, p);
-		p->post_handler(p, regs, 0);
-		__this_cpu_write(kprobe_in_handler, NULL);
-		return;
-	}
-	list_for_each_entry_rcu(probe, &p->list, list) {
-		if (kprobe_disabled(probe) || !probe->post_handler)
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		probe->post_handler(probe, regs, 0);
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
-}
-
-/*
- * A fault hit while @p's handlers (or its out-of-line instruction) ran:
- * give the fault_handler of the probe that was running a chance to fix
- * it.  Returns its verdict (non-zero: fixed).
- */
-int kprobe_run_fault_handler(struct kprobe *p, struct pt_regs *regs,
-			     int trapnr);
-
-/* Instruction slots: KPROBE_INSN_SLOT_SIZE bytes of executable memory
- * within reach of kernel text.  Free only once no CPU can be in the slot.
- */
-kprobe_opcode_t *kprobe_alloc_insn_slot(void);
-void kprobe_free_insn_slot(kprobe_opcode_t *slot);
 
 #endif /* CONFIG_KPROBES */
 #endif /* _LINUX_KPROBES_ARCH_H */

@@ -19,22 +19,6 @@
 
 #include "internal.h"
 
-void __weak arch_arm_kprobes(struct kprobe **kps, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		arch_arm_kprobe(kps[i]);
-}
-
-void __weak arch_disarm_kprobes(struct kprobe **kps, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		arch_disarm_kprobe(kps[i]);
-}
-
 static void patch_breakpoints(struct kprobe **kps, int n, bool arm)
 {
 	if (!n)

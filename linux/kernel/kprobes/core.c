@@ -142,15 +142,16 @@ NOKPROBE_SYMBOL(dump_kprobe);
  * so one grace period covers them, expedited because tools remove probes
  * one by one by the thousand and each caller waits for it
  * (rcupdate.rcu_normal makes it a normal one where the IPIs would hurt).
- * Only a detour's copy of the region runs preemptibly (boosting is off on
- * preemptible kernels): a task preempted there must have left too, which
- * takes RCU-tasks, a wait for every task to schedule voluntarily, so it
- * is paid only when there is a detour.
+ * A detour's copy of the region runs preemptibly, and so may the copies
+ * a port lets run without a trap after them (KPROBE_PREEMPTIBLE_SLOTS):
+ * a task preempted there must have left too, which takes RCU-tasks, a
+ * wait for every task to schedule voluntarily, so it is paid only when a
+ * detour is retired or the port asks for it.
  */
 void kprobe_wait_out_hits(bool detours)
 {
 	synchronize_rcu_expedited();
-	if (detours && IS_ENABLED(CONFIG_PREEMPTION))
+	if (IS_ENABLED(CONFIG_PREEMPTION) && (detours || KPROBE_PREEMPTIBLE_SLOTS))
 		synchronize_rcu_tasks();
 }
 

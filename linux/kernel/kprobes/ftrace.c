@@ -12,7 +12,6 @@
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
-#include <linux/kprobes_arch.h>
 #include <linux/ftrace.h>
 #include <linux/slab.h>
 #include <kunit/static_stub.h>

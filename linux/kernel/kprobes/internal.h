@@ -3,13 +3,14 @@
  * What the files of the kprobes core share.  Nothing here is visible
  * outside kernel/kprobes/.
  *
- * struct kprobe_site and the table are in <linux/kprobes_arch.h>: the hit
- * paths look heads up inline.
+ * struct kprobe_site and the table are in <linux/kprobes_hit.h>: the
+ * ports' hit paths look heads up inline.
  */
 #ifndef _KERNEL_KPROBES_INTERNAL_H
 #define _KERNEL_KPROBES_INTERNAL_H
 
 #include <linux/kprobes_arch.h>
+#include <linux/kprobes_hit.h>
 #include <linux/module.h>
 
 static inline struct kprobe_site *to_site(struct kprobe *kp)

@@ -17,7 +17,6 @@
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
-#include <linux/kprobes_arch.h>
 #include <linux/workqueue.h>
 #include <linux/sysctl.h>
 #include <linux/memory.h>
@@ -143,7 +142,7 @@ void kprobe_opt_block_around(unsigned long addr)
 	unsigned long at;
 
 	lockdep_assert_held(&probes_mutex);
-	for (at = addr - 1; at > addr - KPROBE_INSN_SLOT_SIZE; at--) {
+	for (at = addr - 1; at > addr - KPROBE_JUMP_REGION_MAX; at--) {
 		site = covering(at, addr);
 		if (site)
 			block_site(site);
@@ -197,7 +196,7 @@ void kprobe_opt_retry_around(unsigned long addr)
 	struct kprobe *kp;
 
 	lockdep_assert_held(&probes_mutex);
-	for (at = addr - 1; at > addr - KPROBE_INSN_SLOT_SIZE; at--) {
+	for (at = addr - 1; at > addr - KPROBE_JUMP_REGION_MAX; at--) {
 		kp = get_kprobe((void *)at);
 		/* Heads without probes are on their way out. */
 		if (!kp || list_empty(&kp->list) || kprobe_ftrace(kp) ||

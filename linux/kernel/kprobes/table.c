@@ -21,7 +21,6 @@
  * chain cut short and finds the head in the future table.  Nothing is
  * ever out of reach, and no lookup waits.
  */
-#include <linux/kprobes_arch.h>
 #include <linux/hash.h>
 #include <linux/slab.h>
 #include <linux/rcupdate.h>

@@ -28,6 +28,16 @@ static_assert(KPROBE_INSN_SLOT_SIZE >= 2 * MAX_INSN_SIZE + INT3_INSN_SIZE +
 	      JMP32_INSN_SIZE);
 
 /*
+ * The copy that jumps back by itself is only made on kernels without
+ * preemption (decode.c), so no task is ever preempted inside a slot but
+ * in a detour.
+ */
+#define KPROBE_PREEMPTIBLE_SLOTS	0
+
+/* A jump region: at most a 4-byte instruction and a 15-byte one after it. */
+#define KPROBE_JUMP_REGION_MAX	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
+
+/*
  * How a hit replays the probed instruction.  Everything that depends on
  * where it runs (branches, calls, returns) is emulated from its decoded
  * form; the rest runs out of line in a slot that ends with an int3.
@@ -115,7 +125,6 @@ int kprobe_int3_handler(struct pt_regs *regs);
 void kprobe_detour_entry(void);
 __visible int kprobe_detour_hit(struct pt_regs *regs);
 #endif
-int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 
 #endif /* CONFIG_KPROBES */
 #endif /* _ASM_X86_KPROBES_H */

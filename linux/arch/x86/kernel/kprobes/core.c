@@ -13,6 +13,7 @@
  * Single-stepping does not use TF/#DB: the slot ends with an int3.
  */
 #include <linux/kprobes_arch.h>
+#include <linux/kprobes_hit.h>
 #include <linux/kdebug.h>
 #include <linux/execmem.h>
 #include <linux/kallsyms.h>
@@ -61,16 +62,6 @@ void arch_arm_kprobes(struct kprobe **kps, int n)
 void arch_disarm_kprobes(struct kprobe **kps, int n)
 {
 	poke_breakpoints(kps, n, false);
-}
-
-void arch_arm_kprobe(struct kprobe *probe)
-{
-	poke_breakpoints(&probe, 1, true);
-}
-
-void arch_disarm_kprobe(struct kprobe *probe)
-{
-	poke_breakpoints(&probe, 1, false);
 }
 
 void *alloc_insn_page(void)

@@ -12,6 +12,7 @@
  * afterwards and no post_handler wants to run, followed by a jump back.
  */
 #include <linux/kprobes_arch.h>
+#include <linux/kprobes_hit.h>
 #include <linux/kallsyms.h>
 #include <linux/uaccess.h>
 #include <asm/insn.h>

@@ -6,6 +6,7 @@
  * call site's nop, so there is nothing to replay but moving ip past it.
  */
 #include <linux/kprobes_arch.h>
+#include <linux/kprobes_hit.h>
 #include <linux/ftrace.h>
 
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,

@@ -23,6 +23,7 @@
  * subsystem patches those bytes.
  */
 #include <linux/kprobes_arch.h>
+#include <linux/kprobes_hit.h>
 #include <linux/extable.h>
 #include <linux/kallsyms.h>
 #include <linux/jump_label.h>
@@ -40,8 +41,6 @@
 #define DETOUR_CALL	8
 /* The copy starts right after the call (asm/kprobes.h has its own use). */
 #define DETOUR_COPY	KPROBE_DETOUR_COPY
-/* The longest region: a 4-byte instruction followed by a 15-byte one. */
-#define DETOUR_MAX_COPY	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
 
 /* Bytes of a detour whose region is @len bytes long. */
 #define DETOUR_SIZE(len)	(DETOUR_COPY + (len) + JMP32_INSN_SIZE)
@@ -298,12 +297,12 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 {
 	struct arch_specific_insn *ai = &p->ainsn;
 	unsigned long addr = (unsigned long)p->addr, slot;
-	u8 region[DETOUR_MAX_COPY + MAX_INSN_SIZE];
+	u8 region[KPROBE_JUMP_REGION_MAX + MAX_INSN_SIZE];
 	u8 buf[KPROBE_INSN_SLOT_SIZE];
 	kprobe_opcode_t *detour;
 	int len, ret;
 
-	BUILD_BUG_ON(DETOUR_SIZE(DETOUR_MAX_COPY) > KPROBE_INSN_SLOT_SIZE);
+	BUILD_BUG_ON(DETOUR_SIZE(KPROBE_JUMP_REGION_MAX) > KPROBE_INSN_SLOT_SIZE);
 	BUILD_BUG_ON(DETOUR_CALL + CALL_INSN_SIZE != DETOUR_COPY);
 	if (!kprobe_x86_copyable(ai->replay))
 		return -EINVAL;

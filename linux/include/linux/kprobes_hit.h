@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the generic kprobes core offers a port's trap handlers: the table
+ * that maps a probed address to its head, the heads themselves, and the
+ * helpers a hit calls.  The hooks a port implements are in
+ * <linux/kprobes_arch.h>.
+ *
+ * How a hit flows: the port's breakpoint (or ftrace) handler finds the
+ * head with kprobe_lookup(), and if no probe handler is running on this
+ * CPU it sets current_kprobe and calls kprobe_run_pre_handlers().  It then
+ * executes or emulates the original instruction, calls
+ * kprobe_run_post_handlers() when @p->post_handler is set (a lone probe's
+ * own; on a site the core sets it exactly when some enabled probe there
+ * has one), so a port may skip the trap after the instruction otherwise,
+ * and clears current_kprobe.  A hit while a handler is running only
+ * counts kprobes_inc_nmissed_count() and executes the instruction.  All
+ * of this runs with interrupts off, never sleeps and never takes a lock.
+ */
+#ifndef _LINUX_KPROBES_HIT_H
+#define _LINUX_KPROBES_HIT_H
+
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/rculist.h>
+#include <linux/hash.h>
+#include <linux/bits.h>
+
+#ifdef CONFIG_KPROBES
+
+/*
+ * The site table (kernel/kprobes/table.c) maps each probed address to the
+ * one kprobe a hit deals with, its "head", chained through the head's own
+ * @hlist.  A probe alone at its address is its own head: registering it
+ * allocates nothing.  A second probe at the address (or a detour, which
+ * records its head) turns the site into a struct kprobe_site: its
+ * embedded kprobe becomes the head, the users' probes hang off @kp.list
+ * in registration order, and @pre lists, in the same order, those that
+ * have a pre_handler: that array is all a hit walks.  A site, once made,
+ * stays one until it is emptied.
+ *
+ * Ports treat every head alike; only the core reads these fields.
+ */
+struct kprobe_pre_chain {
+	struct rcu_head rcu;
+	/* NULL-terminated. */
+	struct kprobe *probes[];
+};
+
+struct kprobe_site {
+	struct kprobe kp;
+	/* The probes here with a pre_handler, or NULL when there is none. */
+	struct kprobe_pre_chain __rcu *pre;
+	/* Users at this address that are neither disabled nor gone. */
+	unsigned int nr_enabled;
+	/* On the optimizer's queue (kernel/kprobes/optimize.c). */
+	struct list_head opt_node;
+};
+
+/* Flag bits only the core sets, on heads (cleared when a probe leaves). */
+#define KPROBE_FLAG_DETOUR	BIT(27)	/* the port's detour may be entered */
+#define KPROBE_FLAG_AGGR	BIT(28)	/* the head of a kprobe_site */
+#define KPROBE_FLAG_ARMED	BIT(29)	/* breakpoint or ftrace hook in */
+#define KPROBE_FLAG_IN_BATCH	BIT(30)	/* scratch mark, under the mutex */
+#define KPROBE_CORE_FLAGS	(KPROBE_FLAG_DETOUR | KPROBE_FLAG_AGGR | \
+				 KPROBE_FLAG_ARMED | KPROBE_FLAG_IN_BATCH)
+
+static inline bool kprobe_aggr(const struct kprobe *p)
+{
+	return kprobe_has_flag(p, KPROBE_FLAG_AGGR);
+}
+
+/*
+ * Does @p (a site's head) have a detour that hits may enter?  A hit that
+ * sees the flag also sees what the port stored for the detour before it.
+ */
+static __always_inline bool kprobe_has_detour(const struct kprobe *p)
+{
+	/* Pairs with the release in kprobe_opt_try(). */
+	return smp_load_acquire(&p->flags) & KPROBE_FLAG_DETOUR;
+}
+
+/*
+ * The address -> head hash: buckets of heads chained through their
+ * @hlist, a few heads per bucket so that the table costs a few bytes per
+ * probe.  A resize moves the heads one at a time into a bigger (or
+ * smaller) table that @future points to while it happens, so a lookup
+ * that misses in one table goes on in the next (see table.c).
+ */
+struct kprobe_site_table {
+	/* 64 - log2(number of buckets): the hash is a product's top bits. */
+	unsigned int shift;
+	struct kprobe_site_table __rcu *future;
+	struct hlist_head *heads;
+	struct rcu_head rcu;
+};
+
+extern struct kprobe_site_table __rcu *kprobe_sites;
+
+static __always_inline unsigned long kprobe_site_hash(const void *addr,
+						      unsigned int shift)
+{
+	return ((unsigned long)addr * GOLDEN_RATIO_64) >> shift;
+}
+
+/**
+ * kprobe_lookup() - the head at @addr, for a hit path
+ * @addr: the probed address
+ *
+ * get_kprobe() for callers that run with interrupts or preemption off;
+ * inline because every hit pays for it.
+ *
+ * Return: the head, or NULL.
+ */
+static __always_inline struct kprobe *kprobe_lookup(const void *addr)
+{
+	struct kprobe_site_table *t = rcu_dereference_raw(kprobe_sites);
+	struct hlist_node *node;
+	struct kprobe *kp;
+
+	do {
+		node = hlist_first_rcu(&t->heads[kprobe_site_hash(addr, t->shift)]);
+		node = rcu_dereference_raw(node);
+		for (; node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
+			kp = hlist_entry(node, struct kprobe, hlist);
+			if (kp->addr == addr)
+				return kp;
+		}
+		/* See what a resize moved before it took it out of here. */
+		smp_rmb();
+		t = rcu_dereference_raw(t->future);
+	} while (t);
+	return NULL;
+}
+
+/* The user probe whose handler runs on this CPU, for fault_handler. */
+DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
+
+/*
+ * The head get_kprobe() returns stands for every probe at its address.
+ * The two helpers below are inline because they are the whole cost of a
+ * hit besides the trap.
+ */
+
+/**
+ * kprobe_run_site_pre_handlers() - kprobe_run_pre_handlers() for a site
+ * @p: a head known to be a site's, such as the one a detour names
+ * @regs: registers of the hit
+ *
+ * Return: as kprobe_run_pre_handlers().
+ */
+static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
+							 struct pt_regs *regs)
+{
+	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
+	struct kprobe_pre_chain *chain = rcu_dereference_raw(site->pre);
+	bool redirected = false;
+	struct kprobe **pp, *probe;
+
+	if (!chain)
+		return false;
+	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
+		if (kprobe_disabled(probe))
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		if (probe->pre_handler(probe, regs)) {
+			redirected = true;
+			break;
+		}
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+	return redirected;
+}
+
+/* The same, out of line: keeps the lone-probe path of callers lean. */
+bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs);
+
+/**
+ * kprobe_run_pre_handlers() - run the pre_handlers at a probed address
+ * @p: the head get_kprobe() returned
+ * @regs: registers of the hit
+ *
+ * Return: true when a pre_handler returned non-zero, i.e. redirected
+ * execution: the port must then neither execute the original instruction
+ * nor call the post handlers.
+ */
+static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
+						    struct pt_regs *regs)
+{
+	bool redirected;
+
+	if (kprobe_aggr(p))
+		return kprobe_site_pre_handlers(p, regs);
+	if (kprobe_disabled(p) || !p->pre_handler)
+		return false;
+	__this_cpu_write(kprobe_in_handler, p);
+	redirected = p->pre_handler(p, regs);
+	__this_cpu_write(kprobe_in_handler, NULL);
+	return redirected;
+}
+
+/**
+ * kprobe_run_post_handlers() - run the post_handlers at a probed address
+ * @p: the head get_kprobe() returned; only call when @p->post_handler
+ * @regs: registers after the original instruction
+ */
+static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
+						     struct pt_regs *regs)
+{
+	struct kprobe *probe;
+
+	if (!kprobe_aggr(p)) {
+		if (kprobe_disabled(p))
+			return;
+		__this_cpu_write(kprobe_in_handler, p);
+		p->post_handler(p, regs, 0);
+		__this_cpu_write(kprobe_in_handler, NULL);
+		return;
+	}
+	list_for_each_entry_rcu(probe, &p->list, list) {
+		if (kprobe_disabled(probe) || !probe->post_handler)
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		probe->post_handler(probe, regs, 0);
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+}
+
+/*
+ * A fault hit while @p's handlers (or its out-of-line instruction) ran:
+ * give the fault_handler of the probe that was running a chance to fix
+ * it.  Returns its verdict (non-zero: fixed).
+ */
+int kprobe_run_fault_handler(struct kprobe *p, struct pt_regs *regs,
+			     int trapnr);
+
+/* Instruction slots: KPROBE_INSN_SLOT_SIZE bytes of executable memory
+ * within reach of kernel text.  Free only once no CPU can be in the slot.
+ */
+kprobe_opcode_t *kprobe_alloc_insn_slot(void);
+void kprobe_free_insn_slot(kprobe_opcode_t *slot);
+
+#endif /* CONFIG_KPROBES */
+#endif /* _LINUX_KPROBES_HIT_H */
