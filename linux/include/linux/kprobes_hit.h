@@ -5,16 +5,18 @@
  * helpers a hit calls.  The hooks a port implements are in
  * <linux/kprobes_arch.h>.
  *
- * How a hit flows: the port's breakpoint (or ftrace) handler finds the
- * head with kprobe_lookup(), and if no probe handler is running on this
- * CPU it sets current_kprobe and calls kprobe_run_pre_handlers().  It then
- * executes or emulates the original instruction, calls
- * kprobe_run_post_handlers() when @p->post_handler is set (a lone probe's
- * own; on a site the core sets it exactly when some enabled probe there
- * has one), so a port may skip the trap after the instruction otherwise,
- * and clears current_kprobe.  A hit while a handler is running only
- * counts kprobes_inc_nmissed_count() and executes the instruction.  All
- * of this runs with interrupts off, never sleeps and never takes a lock.
+ * How a hit flows: the port's breakpoint (or ftrace, or detour) handler
+ * finds the head with kprobe_lookup().  If kprobe_running() is NULL it
+ * calls kprobe_hit_begin(), which runs the pre_handlers; unless one of
+ * them redirected execution, the port then executes or emulates the
+ * original instruction and calls kprobe_hit_end(), which runs the
+ * post_handlers.  A port may skip the trap after the instruction when
+ * the head has no post_handler (a lone probe's own; on a site the core
+ * sets it exactly when some enabled probe there has one), and then ends
+ * the hit with reset_current_kprobe() before the instruction runs.  A hit
+ * while a handler is running only counts kprobes_inc_nmissed_count() and
+ * executes the instruction.  All of this runs with interrupts or
+ * preemption off, never sleeps and never takes a lock.
  */
 #ifndef _LINUX_KPROBES_HIT_H
 #define _LINUX_KPROBES_HIT_H
@@ -141,37 +143,10 @@ DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
  * hit besides the trap.
  */
 
-/**
- * kprobe_run_site_pre_handlers() - kprobe_run_pre_handlers() for a site
- * @p: a head known to be a site's, such as the one a detour names
- * @regs: registers of the hit
- *
- * Return: as kprobe_run_pre_handlers().
+/*
+ * kprobe_run_pre_handlers() for a site's head: out of line, so that a hit
+ * on a lone probe stays short.
  */
-static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
-							 struct pt_regs *regs)
-{
-	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
-	struct kprobe_pre_chain *chain = rcu_dereference_raw(site->pre);
-	bool redirected = false;
-	struct kprobe **pp, *probe;
-
-	if (!chain)
-		return false;
-	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
-		if (kprobe_disabled(probe))
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		if (probe->pre_handler(probe, regs)) {
-			redirected = true;
-			break;
-		}
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
-	return redirected;
-}
-
-/* The same, out of line: keeps the lone-probe path of callers lean. */
 bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs);
 
 /**
@@ -223,6 +198,44 @@ static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
 		probe->post_handler(probe, regs, 0);
 	}
 	__this_cpu_write(kprobe_in_handler, NULL);
+}
+
+/**
+ * kprobe_hit_begin() - make @p this CPU's hit and run its pre_handlers
+ * @p: the head kprobe_lookup() returned
+ * @regs: registers of the hit, ip as the port documents it for handlers
+ *
+ * Only when kprobe_running() is NULL.
+ *
+ * Return: true when a pre_handler redirected execution through @regs: the
+ * hit is over, and the port resumes where @regs say, neither executing
+ * the original instruction nor calling kprobe_hit_end().
+ */
+static __always_inline bool kprobe_hit_begin(struct kprobe *p,
+					     struct pt_regs *regs)
+{
+	__this_cpu_write(current_kprobe, p);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (kprobe_run_pre_handlers(p, regs)) {
+		reset_current_kprobe();
+		return true;
+	}
+	return false;
+}
+
+/**
+ * kprobe_hit_end() - the original instruction has executed: finish the hit
+ * @p: the head the hit began with
+ * @regs: registers after the instruction
+ */
+static __always_inline void kprobe_hit_end(struct kprobe *p,
+					   struct pt_regs *regs)
+{
+	if (p->post_handler) {
+		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
+		kprobe_run_post_handlers(p, regs);
+	}
+	reset_current_kprobe();
 }
 
 /*

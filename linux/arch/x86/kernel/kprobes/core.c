@@ -268,15 +268,10 @@ NOKPROBE_SYMBOL(restore_outer);
 static void finish_hit(struct kprobe *probe, struct pt_regs *regs,
 		       struct kprobe_ctlblk *kcb, bool reentered)
 {
-	if (reentered) {
+	if (reentered)
 		restore_outer(kcb);
-		return;
-	}
-	if (probe->post_handler) {
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
-		kprobe_run_post_handlers(probe, regs);
-	}
-	reset_current_kprobe();
+	else
+		kprobe_hit_end(probe, regs);
 }
 NOKPROBE_SYMBOL(finish_hit);
 
@@ -407,13 +402,9 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	if (cur)
 		return reenter(probe, regs, kcb);
 
-	__this_cpu_write(current_kprobe, probe);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
-	if (kprobe_run_pre_handlers(probe, regs)) {
-		/* A handler redirected execution through regs. */
-		reset_current_kprobe();
+	/* Unless a handler redirected execution through regs: */
+	if (kprobe_hit_begin(probe, regs))
 		return 1;
-	}
 	regs->ip = (unsigned long)addr;
 	replay(probe, regs, kcb, false);
 	return 1;

@@ -13,7 +13,6 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	struct kprobe_ctlblk *kcb;
 	unsigned long resume;
 	struct kprobe *probe;
 
@@ -33,22 +32,15 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		goto out;
 	}
 
-	kcb = get_kprobe_ctlblk();
-	__this_cpu_write(current_kprobe, probe);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	resume = regs->ip;
 	regs->ip = ip + INT3_INSN_SIZE;
-	if (!kprobe_run_pre_handlers(probe, regs)) {
+	/* If a handler chose where to go, ftrace returns there. */
+	if (!kprobe_hit_begin(probe, regs)) {
 		/* As if the nop had executed, then back to ftrace's return. */
-		if (probe->post_handler) {
-			regs->ip = ip + MCOUNT_INSN_SIZE;
-			kcb->kprobe_status = KPROBE_HIT_SSDONE;
-			kprobe_run_post_handlers(probe, regs);
-		}
+		regs->ip = ip + MCOUNT_INSN_SIZE;
+		kprobe_hit_end(probe, regs);
 		regs->ip = resume;
 	}
-	/* Otherwise a handler chose where to go; ftrace returns there. */
-	reset_current_kprobe();
 out:
 	preempt_enable_notrace();
 }

@@ -85,7 +85,6 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 	/* Right above the registers: the return address into the detour. */
 	unsigned long *back = (unsigned long *)(regs + 1);
 	struct kprobe *p = *(struct kprobe **)(*back - DETOUR_COPY + DETOUR_OWNER);
-	struct kprobe_ctlblk *kcb;
 	int redirected = 0;
 
 	/* What the registers looked like at the probed instruction. */
@@ -100,12 +99,13 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(p);
 	} else if (!kprobe_disabled(p)) {
-		kcb = get_kprobe_ctlblk();
-		__this_cpu_write(current_kprobe, p);
-		kcb->kprobe_status = KPROBE_HIT_ACTIVE;
-		/* A detour always belongs to a site. */
-		redirected = kprobe_run_site_pre_handlers(p, regs);
-		reset_current_kprobe();
+		redirected = kprobe_hit_begin(p, regs);
+		/*
+		 * The copy of the region runs after this returns: no post
+		 * handler may run (and none is set while the jump is in).
+		 */
+		if (!redirected)
+			reset_current_kprobe();
 	}
 	preempt_enable_notrace();
 	return redirected;
