@@ -79,39 +79,6 @@ static void unhook_ftrace_sites(struct kprobe **kps, int n)
 	}
 }
 
-static void site_post_handler(struct kprobe *kp, struct pt_regs *regs,
-			      unsigned long flags)
-{
-	kprobe_run_post_handlers(kp, regs);
-}
-NOKPROBE_SYMBOL(site_post_handler);
-
-/**
- * kprobe_site_update_post() - keep a site's post_handler in line
- * @site: the site
- *
- * The site's own post_handler is set exactly when some live probe there
- * has one.  The arch reads it on a hit to decide whether the instruction
- * must be stepped with a trap afterwards or may run without one.
- *
- * A hit that steps resumes right after the instruction, which lies inside
- * the jump of an optimized site: the jump is taken out before a hit can
- * see the post_handler, never after.
- */
-void kprobe_site_update_post(struct kprobe_site *site)
-{
-	struct kprobe *probe;
-	bool post = false;
-
-	list_for_each_entry(probe, &site->kp.list, list)
-		if (probe->post_handler && !kprobe_disabled(probe) &&
-		    !kprobe_gone(probe))
-			post = true;
-	if (post && !site->kp.post_handler)
-		kprobe_opt_unoptimize(&site->kp);
-	WRITE_ONCE(site->kp.post_handler, post ? site_post_handler : NULL);
-}
-
 /* The four kinds of change a set of heads may need, each patched at once. */
 struct arming_plan {
 	struct kprobe **arm_bp, **arm_ft, **disarm_bp, **disarm_ft;

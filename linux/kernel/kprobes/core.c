@@ -39,8 +39,6 @@ DEFINE_PER_CPU(struct kprobe *, kprobe_in_handler);
 DEFINE_MUTEX(probes_mutex);
 bool kprobes_armed_globally = true;
 static bool kprobes_ready;
-/* Sites are the one allocation per probed address: no kmalloc rounding. */
-static struct kmem_cache *site_cache;
 
 /* --- what the arch's hit path calls --- */
 
@@ -71,29 +69,6 @@ int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 	return 0;
 }
 NOKPROBE_SYMBOL(kprobe_run_fault_handler);
-
-/* The pre_handlers at a site, in registration order, until one redirects. */
-bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs)
-{
-	struct kprobe_pre_chain *chain = rcu_dereference_raw(to_site(p)->pre);
-	bool redirected = false;
-	struct kprobe **pp, *probe;
-
-	if (!chain)
-		return false;
-	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
-		if (kprobe_disabled(probe))
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		if (probe->pre_handler(probe, regs)) {
-			redirected = true;
-			break;
-		}
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
-	return redirected;
-}
-NOKPROBE_SYMBOL(kprobe_site_pre_handlers);
 
 /**
  * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
@@ -363,211 +338,13 @@ static struct kprobe *head_of(struct kprobe *probe)
 	return head && head_has_probe(head, probe) ? head : NULL;
 }
 
-/* Copy the port's state for @probe's address into @probe. */
-static int prepare_arch(struct kprobe *kp)
-{
-#ifdef CONFIG_KPROBES_ON_FTRACE
-	if (kprobe_ftrace(kp))
-		return arch_prepare_kprobe_ftrace(kp);
-#endif
-	return arch_prepare_kprobe(kp);
-}
-
-/**
- * kprobe_site_from() - a site for the address of the lone probe @lone
- * @lone: a head that is not a site
- *
- * The site carries a copy of @lone's arch state but is not in use until
- * kprobe_site_take_over() (or kprobe_site_discard()).
- *
- * Return: the site, or NULL without memory.
- */
-struct kprobe_site *kprobe_site_from(struct kprobe *lone)
-{
-	struct kprobe_site *site = kmem_cache_zalloc(site_cache, GFP_KERNEL);
-	struct kprobe *kp;
-
-	if (!site)
-		return NULL;
-	kp = &site->kp;
-	INIT_LIST_HEAD(&kp->list);
-	INIT_HLIST_NODE(&kp->hlist);
-	INIT_LIST_HEAD(&site->opt_node);
-	kp->addr = lone->addr;
-	kp->symbol_name = lone->symbol_name;
-	kp->offset = lone->offset;
-	kp->opcode = lone->opcode;
-	kp->ainsn = lone->ainsn;
-	kp->flags = (lone->flags & (KPROBE_FLAG_FTRACE | KPROBE_FLAG_GONE |
-				    KPROBE_FLAG_ON_FUNC_ENTRY |
-				    KPROBE_FLAG_ARMED)) |
-		    KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED;
-	return site;
-}
-
-/* Drop a site kprobe_site_from() made; the arch state stays @lone's. */
-void kprobe_site_discard(struct kprobe_site *site)
-{
-	kmem_cache_free(site_cache, site);
-}
-
-static struct kprobe_pre_chain *pre_chain(struct kprobe_site *site)
-{
-	return rcu_dereference_protected(site->pre,
-					 lockdep_is_held(&probes_mutex));
-}
-
-/* Stands in for a probe dropped from a chain when there was no memory. */
-static struct kprobe pre_chain_gap = { .flags = KPROBE_FLAG_DISABLED };
-
-/*
- * @site's chain of pre_handlers with @add appended and @drop (and any
- * gap) left out; NULL without memory, ZERO_SIZE_PTR when it is empty.
- */
-static struct kprobe_pre_chain *chain_with(struct kprobe_site *site,
-					   struct kprobe *add,
-					   struct kprobe *drop)
-{
-	struct kprobe_pre_chain *old = pre_chain(site), *new;
-	unsigned int i, n = 0, nr = 0;
-
-	while (old && old->probes[nr])
-		nr++;
-	/* Room for @add and the terminating NULL. */
-	new = kmalloc(struct_size(new, probes, nr + 2), GFP_KERNEL);
-	if (!new)
-		return NULL;
-	for (i = 0; i < nr; i++)
-		if (old->probes[i] != drop && old->probes[i] != &pre_chain_gap)
-			new->probes[n++] = old->probes[i];
-	if (add)
-		new->probes[n++] = add;
-	new->probes[n] = NULL;
-	if (!n) {
-		kfree(new);
-		return ZERO_SIZE_PTR;
-	}
-	return new;
-}
-
-static void publish_chain(struct kprobe_site *site,
-			  struct kprobe_pre_chain *new)
-{
-	struct kprobe_pre_chain *old = pre_chain(site);
-
-	rcu_assign_pointer(site->pre, ZERO_OR_NULL_PTR(new) ? NULL : new);
-	if (old)
-		kfree_rcu(old, rcu);
-}
-
-/*
- * @probe joins @site: on its list, and on the chain of pre_handlers a hit
- * walks when it has one.  Both keep registration order.  A lone probe
- * leaves the list of lone probes for it.
- */
-static int link_probe(struct kprobe_site *site, struct kprobe *probe)
-{
-	struct kprobe_pre_chain *chain = NULL;
-
-	if (probe->pre_handler) {
-		chain = chain_with(site, probe, NULL);
-		if (!chain)
-			return -ENOMEM;
-	}
-	list_del_init(&probe->list);
-	/* Handlers must see a fully set up probe before it can be hit. */
-	list_add_tail_rcu(&probe->list, &site->kp.list);
-	if (chain)
-		publish_chain(site, chain);
-	if (!kprobe_disabled(probe))
-		site->nr_enabled++;
-	return 0;
-}
-
-/* Hits may still see @probe until a grace period has passed. */
-static void unlink_probe(struct kprobe_site *site, struct kprobe *probe)
-{
-	struct kprobe_pre_chain *chain, *old = pre_chain(site);
-	unsigned int i;
-
-	list_del_rcu(&probe->list);
-	if (!probe->pre_handler || !old)
-		return;
-	chain = chain_with(site, NULL, probe);
-	if (chain) {
-		publish_chain(site, chain);
-		return;
-	}
-	/* No memory for a new chain: a gap in the old one does as well. */
-	for (i = 0; old->probes[i]; i++)
-		if (old->probes[i] == probe)
-			WRITE_ONCE(old->probes[i], &pre_chain_gap);
-}
-
-/**
- * kprobe_site_take_over() - a lone probe's site replaces it as the head
- * @site: from kprobe_site_from(@lone)
- * @lone: the lone probe, now the site's first user
- * @in_table: @lone is in the table (else the caller adds @site)
- *
- * A hit that found @lone before the switch still runs @lone's handlers
- * with @lone's copy of the arch state, which @site now owns and frees
- * only after a grace period.  @lone's hash link stays as it is for lookups
- * still walking through it; it is not used again while @lone is
- * registered.
- *
- * Return: 0, or -ENOMEM with nothing changed.
- */
-int kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
-			  bool in_table)
-{
-	int ret = link_probe(site, lone);
-
-	if (ret)
-		return ret;
-	kprobe_site_update_post(site);
-	if (site->nr_enabled)
-		site->kp.flags &= ~KPROBE_FLAG_DISABLED;
-	if (in_table)
-		kprobe_table_replace(lone, &site->kp);
-	lone->flags &= ~KPROBE_CORE_FLAGS;
-	return 0;
-}
-
-/*
- * New code now sits where a site's text went away (a module loaded where
- * an unloaded one was).  The old probes stay [GONE]; the site is prepared
- * afresh for the new code and @probe.
- */
-static int revive_site(struct kprobe_site *site, struct kprobe *probe)
-{
-	struct kprobe *kp = &site->kp;
-	int ret;
-
-	memset(&kp->ainsn, 0, sizeof(kp->ainsn));
-	kp->flags = (probe->flags & (KPROBE_FLAG_FTRACE |
-				     KPROBE_FLAG_ON_FUNC_ENTRY)) |
-		    KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE;
-	ret = prepare_arch(kp);
-	if (!ret) {
-		kp->flags &= ~KPROBE_FLAG_GONE;
-		kprobe_opt_block_around((unsigned long)kp->addr);
-		kprobe_opt_try(site);
-	}
-	return ret;
-}
-
 /* Free what a head that left the table owns; after a grace period. */
 static void free_head(struct kprobe *head)
 {
 	if (!kprobe_gone(head))
 		arch_remove_kprobe(head);
-	if (kprobe_aggr(head)) {
-		kprobe_opt_release(to_site(head));
-		/* Nobody can reach the site any more. */
-		kfree(rcu_dereference_protected(to_site(head)->pre, 1));
-		kmem_cache_free(site_cache, to_site(head));
-	}
+	if (kprobe_aggr(head))
+		kprobe_site_free(to_site(head));
 }
 
 /*
@@ -607,7 +384,7 @@ static struct kprobe *detach_probe(struct kprobe *probe)
 		return head;
 	}
 	site = to_site(head);
-	unlink_probe(site, probe);
+	kprobe_site_unlink(site, probe);
 	probe->flags &= ~KPROBE_FLAG_OPTIMIZED;
 	if (!kprobe_disabled(probe))
 		site->nr_enabled--;
@@ -763,44 +540,19 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 	return check_probe_text(probe, &undo->mod);
 }
 
-/*
- * A site would have a detour: then it must be a site from the start, as
- * the detour records its head.
- */
-static struct kprobe_site *site_for_detour(struct kprobe *lone)
-{
-	struct kprobe_site *site;
-
-	if (!IS_ENABLED(CONFIG_OPTPROBES) || kprobe_ftrace(lone))
-		return NULL;
-	site = kprobe_site_from(lone);
-	if (!site)
-		return NULL;
-	kprobe_opt_try(site);
-	if (kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR))
-		return site;
-	kprobe_site_discard(site);
-	return NULL;
-}
-
 /* @probe is the first at its address: it becomes the head itself. */
 static int attach_alone(struct kprobe *probe)
 {
 	struct kprobe_site *site;
 	int ret;
 
-	ret = prepare_arch(probe);
+	ret = kprobe_prepare_arch(probe);
 	if (ret)
 		return ret;
 	/* Sites whose jump would skip the new breakpoint lose it. */
 	kprobe_opt_block_around((unsigned long)probe->addr);
 	list_add(&probe->list, &lone_probes);
-	site = site_for_detour(probe);
-	if (site && kprobe_site_take_over(site, probe, false)) {
-		kprobe_opt_release(site);
-		kprobe_site_discard(site);
-		site = NULL;
-	}
+	site = kprobe_site_with_detour(probe, false);
 	kprobe_table_add(site ? &site->kp : probe);
 	return 0;
 }
@@ -830,11 +582,11 @@ static int attach_probe(struct kprobe *probe)
 		}
 	}
 	if (kprobe_gone(&site->kp)) {
-		ret = revive_site(site, probe);
+		ret = kprobe_site_revive(site, probe);
 		if (ret)
 			return ret;
 	}
-	ret = link_probe(site, probe);
+	ret = kprobe_site_link(site, probe);
 	if (!ret)
 		kprobe_site_update_post(site);
 	return ret;
@@ -1031,9 +783,9 @@ static int __init init_kprobes(void)
 {
 	int ret;
 
-	site_cache = KMEM_CACHE(kprobe_site, 0);
-	if (!site_cache)
-		return -ENOMEM;
+	ret = kprobe_site_init();
+	if (ret)
+		return ret;
 	ret = kprobe_blacklist_init();
 	if (ret)
 		pr_err("no blacklist (error %d): probes are not restricted\n",

@@ -57,16 +57,25 @@ void kprobe_free_batch(struct kprobe **kps, int num, struct kprobe **dead,
 bool kprobe_registered(struct kprobe *probe);
 int kprobe_func_entry_of(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset, kprobe_opcode_t **where);
+
+/* site.c */
+int __init kprobe_site_init(void);
+int kprobe_prepare_arch(struct kprobe *kp);
 struct kprobe_site *kprobe_site_from(struct kprobe *lone);
 void kprobe_site_discard(struct kprobe_site *site);
 int kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
 			  bool in_table);
+struct kprobe_site *kprobe_site_with_detour(struct kprobe *lone, bool in_table);
+int kprobe_site_link(struct kprobe_site *site, struct kprobe *probe);
+void kprobe_site_unlink(struct kprobe_site *site, struct kprobe *probe);
+int kprobe_site_revive(struct kprobe_site *site, struct kprobe *probe);
+void kprobe_site_update_post(struct kprobe_site *site);
+void kprobe_site_free(struct kprobe_site *site);
 
 /* arming.c */
 int kprobe_sites_sync_arming(struct kprobe **heads, int n);
 int kprobe_site_sync_arming(struct kprobe *head);
 void kprobe_sites_mark_gone(struct kprobe **heads, int n);
-void kprobe_site_update_post(struct kprobe_site *site);
 
 /* blacklist.c */
 int __init kprobe_blacklist_init(void);

@@ -168,21 +168,10 @@ void kprobe_opt_try(struct kprobe_site *site)
 /* A lone probe at @kp may have a detour now: it needs a site for it. */
 static void retry_lone(struct kprobe *kp)
 {
-	struct kprobe_site *site = kprobe_site_from(kp);
+	struct kprobe_site *site = kprobe_site_with_detour(kp, true);
 
-	if (!site)
-		return;
-	kprobe_opt_try(site);
-	if (!kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR)) {
-		kprobe_site_discard(site);
-		return;
-	}
-	if (kprobe_site_take_over(site, kp, true)) {
-		kprobe_opt_release(site);
-		kprobe_site_discard(site);
-		return;
-	}
-	kprobe_opt_sync(&site->kp);
+	if (site)
+		kprobe_opt_sync(&site->kp);
 }
 
 /*

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Sites: what stands at an address where more than one probe sits, or
+ * where the port keeps a detour (see struct kprobe_site).
+ *
+ * A site is made from the lone probe that was there first and takes its
+ * place in the table; it keeps its users in registration order on its
+ * list and, for the hit path, the ones with a pre_handler in an array
+ * that is replaced, never edited, so that a hit walks it without a lock.
+ * Changes run under probes_mutex; what a hit might still be reading is
+ * freed only after kprobe_wait_out_hits().
+ */
+#include <linux/kprobes.h>
+#include <linux/slab.h>
+#include <linux/init.h>
+
+#include "internal.h"
+
+/* Sites are the one allocation per probed address: no kmalloc rounding. */
+static struct kmem_cache *site_cache;
+
+/* --- on a hit --- */
+
+/* The pre_handlers at a site, in registration order, until one redirects. */
+bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe_pre_chain *chain = rcu_dereference_raw(to_site(p)->pre);
+	bool redirected = false;
+	struct kprobe **pp, *probe;
+
+	if (!chain)
+		return false;
+	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
+		if (kprobe_disabled(probe))
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		if (probe->pre_handler(probe, regs)) {
+			redirected = true;
+			break;
+		}
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+	return redirected;
+}
+NOKPROBE_SYMBOL(kprobe_site_pre_handlers);
+
+/* A site's own post_handler while any probe there has one: runs them all. */
+static void site_post_handler(struct kprobe *kp, struct pt_regs *regs,
+			      unsigned long flags)
+{
+	kprobe_run_post_handlers(kp, regs);
+}
+NOKPROBE_SYMBOL(site_post_handler);
+
+/* --- making and changing sites, under probes_mutex --- */
+
+/* Have the port copy the instruction at @kp's address into @kp. */
+int kprobe_prepare_arch(struct kprobe *kp)
+{
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (kprobe_ftrace(kp))
+		return arch_prepare_kprobe_ftrace(kp);
+#endif
+	return arch_prepare_kprobe(kp);
+}
+
+/**
+ * kprobe_site_from() - a site for the address of the lone probe @lone
+ * @lone: a head that is not a site
+ *
+ * The site carries a copy of @lone's arch state but is not in use until
+ * kprobe_site_take_over() (or kprobe_site_discard()).
+ *
+ * Return: the site, or NULL without memory.
+ */
+struct kprobe_site *kprobe_site_from(struct kprobe *lone)
+{
+	struct kprobe_site *site = kmem_cache_zalloc(site_cache, GFP_KERNEL);
+	struct kprobe *kp;
+
+	if (!site)
+		return NULL;
+	kp = &site->kp;
+	INIT_LIST_HEAD(&kp->list);
+	INIT_HLIST_NODE(&kp->hlist);
+	INIT_LIST_HEAD(&site->opt_node);
+	kp->addr = lone->addr;
+	kp->symbol_name = lone->symbol_name;
+	kp->offset = lone->offset;
+	kp->opcode = lone->opcode;
+	kp->ainsn = lone->ainsn;
+	kp->flags = (lone->flags & (KPROBE_FLAG_FTRACE | KPROBE_FLAG_GONE |
+				    KPROBE_FLAG_ON_FUNC_ENTRY |
+				    KPROBE_FLAG_ARMED)) |
+		    KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED;
+	return site;
+}
+
+/* Drop a site kprobe_site_from() made; the arch state stays @lone's. */
+void kprobe_site_discard(struct kprobe_site *site)
+{
+	kmem_cache_free(site_cache, site);
+}
+
+static struct kprobe_pre_chain *pre_chain(struct kprobe_site *site)
+{
+	return rcu_dereference_protected(site->pre,
+					 lockdep_is_held(&probes_mutex));
+}
+
+/* Stands in for a probe dropped from a chain when there was no memory. */
+static struct kprobe pre_chain_gap = { .flags = KPROBE_FLAG_DISABLED };
+
+/*
+ * @site's chain of pre_handlers with @add appended and @drop (and any
+ * gap) left out; NULL without memory, ZERO_SIZE_PTR when it is empty.
+ */
+static struct kprobe_pre_chain *chain_with(struct kprobe_site *site,
+					   struct kprobe *add,
+					   struct kprobe *drop)
+{
+	struct kprobe_pre_chain *old = pre_chain(site), *new;
+	unsigned int i, n = 0, nr = 0;
+
+	while (old && old->probes[nr])
+		nr++;
+	/* Room for @add and the terminating NULL. */
+	new = kmalloc(struct_size(new, probes, nr + 2), GFP_KERNEL);
+	if (!new)
+		return NULL;
+	for (i = 0; i < nr; i++)
+		if (old->probes[i] != drop && old->probes[i] != &pre_chain_gap)
+			new->probes[n++] = old->probes[i];
+	if (add)
+		new->probes[n++] = add;
+	new->probes[n] = NULL;
+	if (!n) {
+		kfree(new);
+		return ZERO_SIZE_PTR;
+	}
+	return new;
+}
+
+static void publish_chain(struct kprobe_site *site,
+			  struct kprobe_pre_chain *new)
+{
+	struct kprobe_pre_chain *old = pre_chain(site);
+
+	rcu_assign_pointer(site->pre, ZERO_OR_NULL_PTR(new) ? NULL : new);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/*
+ * @probe joins @site: on its list, and on the chain of pre_handlers a hit
+ * walks when it has one.  Both keep registration order.  A lone probe
+ * leaves the list of lone probes for it.
+ */
+int kprobe_site_link(struct kprobe_site *site, struct kprobe *probe)
+{
+	struct kprobe_pre_chain *chain = NULL;
+
+	if (probe->pre_handler) {
+		chain = chain_with(site, probe, NULL);
+		if (!chain)
+			return -ENOMEM;
+	}
+	list_del_init(&probe->list);
+	/* Handlers must see a fully set up probe before it can be hit. */
+	list_add_tail_rcu(&probe->list, &site->kp.list);
+	if (chain)
+		publish_chain(site, chain);
+	if (!kprobe_disabled(probe))
+		site->nr_enabled++;
+	return 0;
+}
+
+/* Hits may still see @probe until a grace period has passed. */
+void kprobe_site_unlink(struct kprobe_site *site, struct kprobe *probe)
+{
+	struct kprobe_pre_chain *chain, *old = pre_chain(site);
+	unsigned int i;
+
+	list_del_rcu(&probe->list);
+	if (!probe->pre_handler || !old)
+		return;
+	chain = chain_with(site, NULL, probe);
+	if (chain) {
+		publish_chain(site, chain);
+		return;
+	}
+	/* No memory for a new chain: a gap in the old one does as well. */
+	for (i = 0; old->probes[i]; i++)
+		if (old->probes[i] == probe)
+			WRITE_ONCE(old->probes[i], &pre_chain_gap);
+}
+
+/**
+ * kprobe_site_take_over() - a lone probe's site replaces it as the head
+ * @site: from kprobe_site_from(@lone)
+ * @lone: the lone probe, now the site's first user
+ * @in_table: @lone is in the table (else the caller adds @site)
+ *
+ * A hit that found @lone before the switch still runs @lone's handlers
+ * with @lone's copy of the arch state, which @site now owns and frees
+ * only after a grace period.  @lone's hash link stays as it is for lookups
+ * still walking through it; it is not used again while @lone is
+ * registered.
+ *
+ * Return: 0, or -ENOMEM with nothing changed.
+ */
+int kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
+			  bool in_table)
+{
+	int ret = kprobe_site_link(site, lone);
+
+	if (ret)
+		return ret;
+	kprobe_site_update_post(site);
+	if (site->nr_enabled)
+		site->kp.flags &= ~KPROBE_FLAG_DISABLED;
+	if (in_table)
+		kprobe_table_replace(lone, &site->kp);
+	lone->flags &= ~KPROBE_CORE_FLAGS;
+	return 0;
+}
+
+/*
+ * New code now sits where a site's text went away (a module loaded where
+ * an unloaded one was).  The old probes stay [GONE]; the site is prepared
+ * afresh for the new code and @probe.
+ */
+int kprobe_site_revive(struct kprobe_site *site, struct kprobe *probe)
+{
+	struct kprobe *kp = &site->kp;
+	int ret;
+
+	memset(&kp->ainsn, 0, sizeof(kp->ainsn));
+	kp->flags = (probe->flags & (KPROBE_FLAG_FTRACE |
+				     KPROBE_FLAG_ON_FUNC_ENTRY)) |
+		    KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE;
+	ret = kprobe_prepare_arch(kp);
+	if (!ret) {
+		kp->flags &= ~KPROBE_FLAG_GONE;
+		kprobe_opt_block_around((unsigned long)kp->addr);
+		kprobe_opt_try(site);
+	}
+	return ret;
+}
+
+/**
+ * kprobe_site_update_post() - keep a site's post_handler in line
+ * @site: the site
+ *
+ * The site's own post_handler is set exactly when some live probe there
+ * has one.  The arch reads it on a hit to decide whether the instruction
+ * must be stepped with a trap afterwards or may run without one.
+ *
+ * A hit that steps resumes right after the instruction, which lies inside
+ * the jump of an optimized site: the jump is taken out before a hit can
+ * see the post_handler, never after.
+ */
+void kprobe_site_update_post(struct kprobe_site *site)
+{
+	struct kprobe *probe;
+	bool post = false;
+
+	list_for_each_entry(probe, &site->kp.list, list)
+		if (probe->post_handler && !kprobe_disabled(probe) &&
+		    !kprobe_gone(probe))
+			post = true;
+	if (post && !site->kp.post_handler)
+		kprobe_opt_unoptimize(&site->kp);
+	WRITE_ONCE(site->kp.post_handler, post ? site_post_handler : NULL);
+}
+
+/**
+ * kprobe_site_with_detour() - turn a lone probe into a site with a detour
+ * @lone: a lone probe, registered and prepared
+ * @in_table: @lone is in the table (else the caller adds the site)
+ *
+ * A detour records its head, so a probe that can have one must stand on
+ * a site of its own from the moment it gets it.
+ *
+ * Return: the site, now @lone's head, or NULL when the port builds no
+ * detour here (or there was no memory); then nothing changed.
+ */
+struct kprobe_site *kprobe_site_with_detour(struct kprobe *lone, bool in_table)
+{
+	struct kprobe_site *site;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES) || kprobe_ftrace(lone))
+		return NULL;
+	site = kprobe_site_from(lone);
+	if (!site)
+		return NULL;
+	kprobe_opt_try(site);
+	if (!kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR))
+		goto discard;
+	if (!kprobe_site_take_over(site, lone, in_table))
+		return site;
+	kprobe_opt_release(site);
+discard:
+	kprobe_site_discard(site);
+	return NULL;
+}
+
+/* Free a site that left the table, once no hit can reach it. */
+void kprobe_site_free(struct kprobe_site *site)
+{
+	kprobe_opt_release(site);
+	/* Nobody can reach the chain any more. */
+	kfree(rcu_dereference_protected(site->pre, 1));
+	kmem_cache_free(site_cache, site);
+}
+
+int __init kprobe_site_init(void)
+{
+	site_cache = KMEM_CACHE(kprobe_site, 0);
+	return site_cache ? 0 : -ENOMEM;
+}
