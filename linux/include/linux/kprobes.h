@@ -261,9 +261,13 @@ static inline int kprobe_get_kallsym(unsigned int nr, unsigned long *value, char
 }
 #endif /* CONFIG_KPROBES */
 
-/* Jump-optimized probes (CONFIG_OPTPROBES) are not built yet. */
-static inline bool is_kprobe_optinsn_slot(unsigned long addr) { return false; }
+#if defined(CONFIG_KPROBES) && defined(CONFIG_OPTPROBES)
+void wait_for_kprobe_optimizer(void);
+#else
 static inline void wait_for_kprobe_optimizer(void) { }
+#endif
+/* Detours live in the ordinary slots, which is_kprobe_insn_slot() covers. */
+static inline bool is_kprobe_optinsn_slot(unsigned long addr) { return false; }
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
 void kprobe_ftrace_kill(void);

@@ -84,7 +84,14 @@ void kprobe_blacklist_remove_module(struct module *mod);
 extern struct list_head kprobe_blacklist;
 
 /* kretprobe.c */
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
 bool kprobe_is_kretprobe(struct kprobe *probe);
+#else
+static inline bool kprobe_is_kretprobe(struct kprobe *probe)
+{
+	return false;
+}
+#endif
 
 /* ftrace.c (CONFIG_KPROBES_ON_FTRACE) */
 #ifdef CONFIG_KPROBES_ON_FTRACE
@@ -110,7 +117,6 @@ void kprobe_opt_sync(struct kprobe *head);
 void kprobe_opt_unoptimize(struct kprobe *head);
 void kprobe_opt_retry_around(unsigned long addr);
 void kprobe_opt_release(struct kprobe_site *site);
-void kprobe_opt_flush(void);
 void kprobe_set_optimization(bool on);
 #else
 static inline void kprobe_opt_block_around(unsigned long addr) {}
@@ -119,6 +125,7 @@ static inline void kprobe_opt_sync(struct kprobe *head) {}
 static inline void kprobe_opt_unoptimize(struct kprobe *head) {}
 static inline void kprobe_opt_retry_around(unsigned long addr) {}
 static inline void kprobe_opt_release(struct kprobe_site *site) {}
+static inline void kprobe_set_optimization(bool on) {}
 #endif
 
 #endif /* _KERNEL_KPROBES_INTERNAL_H */

@@ -423,11 +423,9 @@ static void body_probes(struct kunit *test, bool post, bool settle)
 			n++;
 	}
 	KUNIT_ASSERT_GE(test, n, 3);
-#ifdef CONFIG_OPTPROBES
 	/* Let the optimizer put in the jumps the regions allow. */
 	if (settle)
-		kprobe_opt_flush();
-#endif
+		wait_for_kprobe_optimizer();
 	KUNIT_EXPECT_EQ(test, call_body(7), expected);
 	KUNIT_EXPECT_GE(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, posts, post ? hits : 0);
@@ -765,7 +763,7 @@ static int kpk_opt_expected(int x)
 /* Run the optimizer and say whether @kp's site now has its jump. */
 static bool jumped(struct kprobe *kp)
 {
-	kprobe_opt_flush();
+	wait_for_kprobe_optimizer();
 	return kprobe_optimized(get_kprobe(kp->addr));
 }
 

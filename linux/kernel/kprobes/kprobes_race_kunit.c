@@ -336,7 +336,7 @@ static int (*krc_opt_fn(struct kunit *test))(int x)
 /* Run the optimizer and say whether @kp's site has its jump now. */
 static bool jumped(struct kprobe *kp)
 {
-	kprobe_opt_flush();
+	wait_for_kprobe_optimizer();
 	return kprobe_optimized(get_kprobe(kp->addr));
 }
 

@@ -260,12 +260,13 @@ static void kprobe_optimizer(struct work_struct *work)
 }
 
 /**
- * kprobe_opt_flush() - run the optimizer now and wait for it
+ * wait_for_kprobe_optimizer() - run the optimizer now and wait for it
  *
- * For tests and benchmarks that want to see the result of optimization
- * without waiting for the delayed work to come round.
+ * When this returns, every site that was queued for a jump has one (or
+ * was found unable to take one), so callers such as tests and benchmarks
+ * see the result of optimization without waiting for the work to run.
  */
-void kprobe_opt_flush(void)
+void wait_for_kprobe_optimizer(void)
 {
 	flush_delayed_work(&optimizer_work);
 }
