@@ -143,10 +143,37 @@ DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
  * hit besides the trap.
  */
 
-/*
- * kprobe_run_pre_handlers() for a site's head: out of line, so that a hit
- * on a lone probe stays short.
+/**
+ * kprobe_run_site_pre_handlers() - kprobe_run_pre_handlers() for a site
+ * @p: a head known to be a site's, such as the one a detour names
+ * @regs: registers of the hit
+ *
+ * Return: as kprobe_run_pre_handlers().
  */
+static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
+							 struct pt_regs *regs)
+{
+	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
+	struct kprobe_pre_chain *chain = rcu_dereference_raw(site->pre);
+	bool redirected = false;
+	struct kprobe **pp, *probe;
+
+	if (!chain)
+		return false;
+	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
+		if (kprobe_disabled(probe))
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		if (probe->pre_handler(probe, regs)) {
+			redirected = true;
+			break;
+		}
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+	return redirected;
+}
+
+/* The same, out of line: keeps the lone-probe path of callers short. */
 bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs);
 
 /**
@@ -217,6 +244,24 @@ static __always_inline bool kprobe_hit_begin(struct kprobe *p,
 	__this_cpu_write(current_kprobe, p);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	if (kprobe_run_pre_handlers(p, regs)) {
+		reset_current_kprobe();
+		return true;
+	}
+	return false;
+}
+
+/*
+ * kprobe_hit_begin() for a head known to be a site's (a detour always
+ * names one), with the site's pre_handlers walked inline: the
+ * jump-optimized path is the cheapest hit there is, and one more call
+ * would show in it.
+ */
+static __always_inline bool kprobe_site_hit_begin(struct kprobe *p,
+						  struct pt_regs *regs)
+{
+	__this_cpu_write(current_kprobe, p);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (kprobe_run_site_pre_handlers(p, regs)) {
 		reset_current_kprobe();
 		return true;
 	}

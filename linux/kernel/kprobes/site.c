@@ -21,26 +21,9 @@ static struct kmem_cache *site_cache;
 
 /* --- on a hit --- */
 
-/* The pre_handlers at a site, in registration order, until one redirects. */
 bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs)
 {
-	struct kprobe_pre_chain *chain = rcu_dereference_raw(to_site(p)->pre);
-	bool redirected = false;
-	struct kprobe **pp, *probe;
-
-	if (!chain)
-		return false;
-	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
-		if (kprobe_disabled(probe))
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		if (probe->pre_handler(probe, regs)) {
-			redirected = true;
-			break;
-		}
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
-	return redirected;
+	return kprobe_run_site_pre_handlers(p, regs);
 }
 NOKPROBE_SYMBOL(kprobe_site_pre_handlers);
 

@@ -99,7 +99,7 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(p);
 	} else if (!kprobe_disabled(p)) {
-		redirected = kprobe_hit_begin(p, regs);
+		redirected = kprobe_site_hit_begin(p, regs);
 		/*
 		 * The copy of the region runs after this returns: no post
 		 * handler may run (and none is set while the jump is in).
