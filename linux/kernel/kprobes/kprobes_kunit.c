@@ -81,51 +81,90 @@ static void count_post(struct kprobe *kp, struct pt_regs *regs,
 	posts++;
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(kpk_unregister, unregister_kprobe, struct kprobe *);
+
+/*
+ * A probe that is unregistered when the case ends, however it ends: an
+ * assertion that fails halfway must not leave it in the table.
+ */
+static struct kprobe *test_probe(struct kunit *test, const struct kprobe *init)
+{
+	struct kprobe *kp = kunit_kzalloc(test, sizeof(*kp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, kp);
+	*kp = *init;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpk_unregister, kp), 0);
+	return kp;
+}
+
+/* A probe that says who it is when record_pre() runs. */
+struct tagged_probe {
+	struct kprobe kp;
+	int tag;
+};
+
 static int record_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	if (norder < ARRAY_SIZE(order))
-		order[norder++] = (kp->flags >> 16) & 0xff;
+		order[norder++] = container_of(kp, struct tagged_probe, kp)->tag;
 	return 0;
+}
+
+/* A tagged probe that is unregistered when the case ends. */
+static struct kprobe *tagged_probe(struct kunit *test, const char *sym, int tag)
+{
+	struct tagged_probe *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	tp->kp.symbol_name = sym;
+	tp->kp.pre_handler = record_pre;
+	tp->tag = tag;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpk_unregister,
+							&tp->kp), 0);
+	return &tp->kp;
 }
 
 static void kpk_errno_both_addr_and_symbol(struct kunit *test)
 {
-	struct kprobe kp = {
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
 		.addr = (kprobe_opcode_t *)kpk_target,
-		.symbol_name = "kpk_target",
-	};
+		.symbol_name = "kpk_target" });
 
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EINVAL);
 }
 
 static void kpk_errno_neither_addr_nor_symbol(struct kunit *test)
 {
-	struct kprobe kp = { .pre_handler = count_pre };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre });
 
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EINVAL);
 }
 
 static void kpk_errno_unknown_symbol(struct kunit *test)
 {
-	struct kprobe kp = { .symbol_name = "kpk_no_such_function_anywhere" };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_no_such_function_anywhere" });
 
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -ENOENT);
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -ENOENT);
 }
 
 static void kpk_errno_not_text(struct kunit *test)
 {
 	static int data_object;
-	struct kprobe kp = { .addr = (kprobe_opcode_t *)&data_object };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)&data_object });
 
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EINVAL);
 }
 
 static void kpk_errno_blacklisted(struct kunit *test)
 {
 	/* notify_die() is NOKPROBE_SYMBOL: probes there would recurse. */
-	struct kprobe kp = { .symbol_name = "notify_die" };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "notify_die" });
 
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EINVAL);
 	KUNIT_EXPECT_TRUE(test, within_kprobe_blacklist((unsigned long)notify_die));
 }
 
@@ -135,60 +174,60 @@ static void kpk_errno_mid_instruction(struct kunit *test)
 	 * On x86 the first bytes of a traced function are one 5-byte call
 	 * site, so offset 1 is never an instruction boundary.
 	 */
-	struct kprobe kp = { .symbol_name = "kpk_target", .offset = 1 };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .offset = 1 });
 
 	if (!IS_ENABLED(CONFIG_X86))
 		kunit_skip(test, "needs variable-length instructions");
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EILSEQ);
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EILSEQ);
 }
 
 static void kpk_double_registration(struct kunit *test)
 {
-	struct kprobe kp = { .symbol_name = "kpk_target",
-			     .pre_handler = count_pre };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre });
 
 	reset_counts();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EINVAL);
 	call_target(1);
 	/* The refused second attempt left the first one intact. */
 	KUNIT_EXPECT_EQ(test, hits, 1);
-	unregister_kprobe(&kp);
+	unregister_kprobe(kp);
 	call_target(1);
 	KUNIT_EXPECT_EQ(test, hits, 1);
 }
 
 static void kpk_unregister_unregistered_clears_addr(struct kunit *test)
 {
-	struct kprobe kp = { .addr = (kprobe_opcode_t *)kpk_target };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpk_target });
 
-	unregister_kprobe(&kp);
-	KUNIT_EXPECT_PTR_EQ(test, kp.addr, NULL);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_PTR_EQ(test, kp->addr, NULL);
 }
 
 static void kpk_resolves_addr(struct kunit *test)
 {
-	struct kprobe kp = { .symbol_name = "kpk_target" };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target" });
 
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_PTR_NE(test, kp.addr, NULL);
-	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(kp.addr) ? kp.addr : NULL, kp.addr);
-	unregister_kprobe(&kp);
-	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(kp.addr), NULL);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_PTR_NE(test, kp->addr, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(kp->addr) ? kp->addr : NULL, kp->addr);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(kp->addr), NULL);
 }
 
 static void kpk_handlers_run_in_registration_order(struct kunit *test)
 {
-	struct kprobe kps[3];
+	struct kprobe *kps[3];
 	int i;
 
 	reset_counts();
 	for (i = 0; i < 3; i++) {
-		kps[i] = (struct kprobe) { .symbol_name = "kpk_target",
-					   .pre_handler = record_pre };
-		KUNIT_ASSERT_EQ(test, register_kprobe(&kps[i]), 0);
-		/* Tag each probe in bits the core leaves alone. */
-		kps[i].flags |= (i + 1) << 16;
+		kps[i] = tagged_probe(test, "kpk_target", i + 1);
+		KUNIT_ASSERT_EQ(test, register_kprobe(kps[i]), 0);
 	}
 	call_target(2);
 	KUNIT_ASSERT_EQ(test, norder, 3);
@@ -196,14 +235,14 @@ static void kpk_handlers_run_in_registration_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, order[1], 2);
 	KUNIT_EXPECT_EQ(test, order[2], 3);
 
-	unregister_kprobe(&kps[1]);
+	unregister_kprobe(kps[1]);
 	reset_counts();
 	call_target(2);
 	KUNIT_ASSERT_EQ(test, norder, 2);
 	KUNIT_EXPECT_EQ(test, order[0], 1);
 	KUNIT_EXPECT_EQ(test, order[1], 3);
-	unregister_kprobe(&kps[0]);
-	unregister_kprobe(&kps[2]);
+	unregister_kprobe(kps[0]);
+	unregister_kprobe(kps[2]);
 }
 
 /* What a caller may see of a registered probe (trace_kprobe relies on it). */
@@ -219,106 +258,106 @@ static bool looks_registered(struct kprobe *kp)
  */
 static void kpk_lone_probe_is_its_own_head(struct kunit *test)
 {
-	struct kprobe first = { .symbol_name = "kpk_target",
-				.pre_handler = count_pre,
-				.post_handler = count_post };
-	struct kprobe second = { .symbol_name = "kpk_target",
-				 .pre_handler = record_pre };
+	struct kprobe *first = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre,
+		.post_handler = count_post });
+	struct kprobe *second = tagged_probe(test, "kpk_target", 1);
 	struct kprobe *head;
 
 	reset_counts();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
-	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(first.addr), &first);
-	KUNIT_EXPECT_TRUE(test, looks_registered(&first));
+	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(first->addr), first);
+	KUNIT_EXPECT_TRUE(test, looks_registered(first));
 	KUNIT_EXPECT_EQ(test, call_target(2), 7);
 	KUNIT_EXPECT_EQ(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, posts, 1);
 
-	KUNIT_ASSERT_EQ(test, register_kprobe(&second), 0);
-	head = get_kprobe(first.addr);
-	KUNIT_EXPECT_PTR_NE(test, head, &first);
-	KUNIT_EXPECT_PTR_NE(test, head, &second);
+	KUNIT_ASSERT_EQ(test, register_kprobe(second), 0);
+	head = get_kprobe(first->addr);
+	KUNIT_EXPECT_PTR_NE(test, head, first);
+	KUNIT_EXPECT_PTR_NE(test, head, second);
 	KUNIT_EXPECT_TRUE(test, kprobe_aggr(head));
 	/* The core's bits moved to the site with the head's role. */
-	KUNIT_EXPECT_EQ(test, first.flags & KPROBE_CORE_FLAGS, 0);
+	KUNIT_EXPECT_EQ(test, first->flags & KPROBE_CORE_FLAGS, 0);
 	KUNIT_EXPECT_EQ(test, call_target(2), 7);
 	KUNIT_EXPECT_EQ(test, hits, 2);
 	KUNIT_EXPECT_EQ(test, posts, 2);
 	KUNIT_EXPECT_EQ(test, norder, 1);
 
 	/* Disabling one of two leaves the other firing. */
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&first), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(first), 0);
 	KUNIT_EXPECT_EQ(test, call_target(2), 7);
 	KUNIT_EXPECT_EQ(test, hits, 2);
 	KUNIT_EXPECT_EQ(test, norder, 2);
-	unregister_kprobe(&first);
-	KUNIT_EXPECT_FALSE(test, looks_registered(&first));
-	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(second.addr), head);
+	unregister_kprobe(first);
+	KUNIT_EXPECT_FALSE(test, looks_registered(first));
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(second->addr), head);
 	KUNIT_EXPECT_EQ(test, call_target(2), 7);
 	KUNIT_EXPECT_EQ(test, norder, 3);
 	KUNIT_EXPECT_EQ(test, posts, 2);
 
-	unregister_kprobe(&second);
-	KUNIT_EXPECT_FALSE(test, looks_registered(&second));
-	KUNIT_EXPECT_NULL(test, get_kprobe(second.addr));
+	unregister_kprobe(second);
+	KUNIT_EXPECT_FALSE(test, looks_registered(second));
+	KUNIT_EXPECT_NULL(test, get_kprobe(second->addr));
 
 	/* A lone probe leaves nothing behind either. */
-	first.addr = NULL;
-	first.flags = 0;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
-	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(first.addr), &first);
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&first), 0);
+	first->addr = NULL;
+	first->flags = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(first->addr), first);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(first), 0);
 	KUNIT_EXPECT_EQ(test, call_target(2), 7);
 	KUNIT_EXPECT_EQ(test, hits, 2);
-	KUNIT_EXPECT_EQ(test, enable_kprobe(&first), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(first), 0);
 	KUNIT_EXPECT_EQ(test, call_target(2), 7);
 	KUNIT_EXPECT_EQ(test, hits, 3);
-	unregister_kprobe(&first);
-	KUNIT_EXPECT_FALSE(test, looks_registered(&first));
-	KUNIT_EXPECT_EQ(test, first.flags & KPROBE_CORE_FLAGS, 0);
-	KUNIT_EXPECT_NULL(test, get_kprobe(first.addr));
+	unregister_kprobe(first);
+	KUNIT_EXPECT_FALSE(test, looks_registered(first));
+	KUNIT_EXPECT_EQ(test, first->flags & KPROBE_CORE_FLAGS, 0);
+	KUNIT_EXPECT_NULL(test, get_kprobe(first->addr));
 }
 
 static void kpk_disable_enable(struct kunit *test)
 {
-	struct kprobe kp = { .symbol_name = "kpk_target",
-			     .pre_handler = count_pre };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre });
 
 	reset_counts();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
-	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&kp));
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(kp));
 	call_target(1);
 	KUNIT_EXPECT_EQ(test, hits, 0);
-	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(kp), 0);
 	call_target(1);
 	KUNIT_EXPECT_EQ(test, hits, 1);
-	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(kp), -EINVAL);
 }
 
 static void kpk_register_disabled(struct kunit *test)
 {
-	struct kprobe kp = { .symbol_name = "kpk_target",
-			     .pre_handler = count_pre,
-			     .flags = KPROBE_FLAG_DISABLED };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre,
+		.flags = KPROBE_FLAG_DISABLED });
 
 	reset_counts();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	call_target(1);
 	KUNIT_EXPECT_EQ(test, hits, 0);
-	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(kp), 0);
 	call_target(1);
 	KUNIT_EXPECT_EQ(test, hits, 1);
-	unregister_kprobe(&kp);
+	unregister_kprobe(kp);
 }
 
 static void kpk_batch_rollback(struct kunit *test)
 {
-	struct kprobe good = { .symbol_name = "kpk_target",
-			       .pre_handler = count_pre };
-	struct kprobe bad = { .symbol_name = "kpk_no_such_function_anywhere" };
-	struct kprobe *batch[] = { &good, &bad };
+	struct kprobe *good = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre });
+	struct kprobe *bad = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_no_such_function_anywhere" });
+	struct kprobe *batch[] = { good, bad };
 
 	reset_counts();
 	KUNIT_EXPECT_EQ(test, register_kprobes(batch, 2), -ENOENT);
@@ -336,16 +375,16 @@ static int redirect_pre(struct kprobe *kp, struct pt_regs *regs)
 
 static void kpk_pre_handler_redirects(struct kunit *test)
 {
-	struct kprobe kp = { .symbol_name = "kpk_target",
-			     .pre_handler = redirect_pre,
-			     .post_handler = count_post };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = redirect_pre,
+		.post_handler = count_post });
 
 	reset_counts();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_EXPECT_EQ(test, call_target(5), -5);
 	/* Execution moved on: the probed instruction and post_handler did not run. */
 	KUNIT_EXPECT_EQ(test, posts, 0);
-	unregister_kprobe(&kp);
+	unregister_kprobe(kp);
 	KUNIT_EXPECT_EQ(test, call_target(5), 16);
 }
 
@@ -370,22 +409,22 @@ static int note_fault(struct kprobe *kp, struct pt_regs *regs, int trapnr)
 
 static void kpk_fault_handler_sees_handler_fault(struct kunit *test)
 {
-	struct kprobe kp = { .symbol_name = "kpk_target",
-			     .pre_handler = faulting_pre,
-			     .fault_handler = note_fault };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = faulting_pre,
+		.fault_handler = note_fault });
 	void *area = vmalloc(PAGE_SIZE);
 
 	KUNIT_ASSERT_NOT_NULL(test, area);
 	unmapped = area + PAGE_SIZE;
 	reset_counts();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_EXPECT_EQ(test, call_target(2), 7);
 	KUNIT_EXPECT_EQ(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, faults, 1);
 #ifdef CONFIG_X86
 	KUNIT_EXPECT_EQ(test, fault_trap, X86_TRAP_PF);
 #endif
-	unregister_kprobe(&kp);
+	unregister_kprobe(kp);
 	vfree(area);
 }
 
@@ -407,7 +446,7 @@ static unsigned long kpk_body_size(struct kunit *test)
 static void body_probes(struct kunit *test, bool post, bool settle)
 {
 	unsigned long size = kpk_body_size(test);
-	struct kprobe *kps;
+	struct kprobe **kps;
 	int off, n = 0, expected = kpk_body(7);
 
 	kps = kunit_kcalloc(test, size, sizeof(*kps), GFP_KERNEL);
@@ -415,11 +454,11 @@ static void body_probes(struct kunit *test, bool post, bool settle)
 	reset_counts();
 	/* Every offset inside the function; only boundaries register. */
 	for (off = 1; off < size; off++) {
-		kps[n] = (struct kprobe) { .symbol_name = "kpk_body",
-					   .offset = off,
-					   .pre_handler = count_pre,
-					   .post_handler = post ? count_post : NULL };
-		if (!register_kprobe(&kps[n]))
+		kps[n] = test_probe(test, &(struct kprobe) {
+			.symbol_name = "kpk_body", .offset = off,
+			.pre_handler = count_pre,
+			.post_handler = post ? count_post : NULL });
+		if (!register_kprobe(kps[n]))
 			n++;
 	}
 	KUNIT_ASSERT_GE(test, n, 3);
@@ -430,9 +469,9 @@ static void body_probes(struct kunit *test, bool post, bool settle)
 	KUNIT_EXPECT_GE(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, posts, post ? hits : 0);
 	for (off = 0; off < n; off++)
-		KUNIT_EXPECT_FALSE(test, kprobe_ftrace(&kps[off]));
+		KUNIT_EXPECT_FALSE(test, kprobe_ftrace(kps[off]));
 	for (off = 0; off < n; off++)
-		unregister_kprobe(&kps[off]);
+		unregister_kprobe(kps[off]);
 	KUNIT_EXPECT_EQ(test, call_body(7), expected);
 }
 
@@ -476,11 +515,12 @@ static struct kprobe *find_stepped(struct kunit *test, struct kprobe *kp)
  */
 static void kpk_boost_follows_post_handler(struct kunit *test)
 {
-	struct kprobe kp, with_post;
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
+	struct kprobe *with_post = test_probe(test, &(struct kprobe) {});
 	struct kprobe *site;
 	int expected = kpk_body(4);
 
-	site = find_stepped(test, &kp);
+	site = find_stepped(test, kp);
 	KUNIT_ASSERT_NOT_NULL(test, site);
 	KUNIT_EXPECT_NOT_NULL(test, site->ainsn.boost);
 	KUNIT_EXPECT_NULL(test, site->post_handler);
@@ -488,26 +528,27 @@ static void kpk_boost_follows_post_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, call_body(4), expected);
 	KUNIT_EXPECT_GE(test, hits, 1);
 
-	with_post = (struct kprobe) { .addr = kp.addr, .post_handler = count_post };
-	KUNIT_ASSERT_EQ(test, register_kprobe(&with_post), 0);
+	*with_post = (struct kprobe) { .addr = kp->addr,
+				       .post_handler = count_post };
+	KUNIT_ASSERT_EQ(test, register_kprobe(with_post), 0);
 	/* Two probes: the head is a site now, no longer @kp itself. */
-	KUNIT_EXPECT_PTR_NE(test, get_kprobe(kp.addr), &kp);
-	KUNIT_EXPECT_NOT_NULL(test, get_kprobe(kp.addr)->post_handler);
+	KUNIT_EXPECT_PTR_NE(test, get_kprobe(kp->addr), kp);
+	KUNIT_EXPECT_NOT_NULL(test, get_kprobe(kp->addr)->post_handler);
 	reset_counts();
 	KUNIT_EXPECT_EQ(test, call_body(4), expected);
 	KUNIT_EXPECT_GE(test, posts, 1);
 	KUNIT_EXPECT_EQ(test, posts, hits);
 
 	/* Disabled, its post_handler no longer counts. */
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&with_post), 0);
-	KUNIT_EXPECT_NULL(test, get_kprobe(kp.addr)->post_handler);
-	unregister_kprobe(&with_post);
-	KUNIT_EXPECT_NULL(test, get_kprobe(kp.addr)->post_handler);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(with_post), 0);
+	KUNIT_EXPECT_NULL(test, get_kprobe(kp->addr)->post_handler);
+	unregister_kprobe(with_post);
+	KUNIT_EXPECT_NULL(test, get_kprobe(kp->addr)->post_handler);
 	reset_counts();
 	KUNIT_EXPECT_EQ(test, call_body(4), expected);
 	KUNIT_EXPECT_EQ(test, posts, 0);
 	KUNIT_EXPECT_GE(test, hits, 1);
-	unregister_kprobe(&kp);
+	unregister_kprobe(kp);
 }
 #else
 static void kpk_boost_follows_post_handler(struct kunit *test)
@@ -536,6 +577,8 @@ static void kpk_reentry_on_breakpoint_path(struct kunit *test)
 	int off;
 
 	reset_counts();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpk_unregister,
+							&recursing), 0);
 	/* The first boundary past the entry: a breakpoint, not ftrace. */
 	for (off = 1; off < size; off++) {
 		recursing = (struct kprobe) { .symbol_name = "kpk_body",
@@ -573,20 +616,20 @@ static struct ftrace_ops kpk_ipmodify_ops = {
  */
 static void kpk_ftrace_site_shared(struct kunit *test)
 {
-	struct kprobe kp = { .symbol_name = "kpk_target",
-			     .pre_handler = count_pre };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre });
 	unsigned long ip = (unsigned long)kpk_target;
 
 	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 0, 0), 0);
 	KUNIT_ASSERT_EQ(test, register_ftrace_function(&kpk_ipmodify_ops), 0);
 	reset_counts();
 	other_calls = 0;
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&kp));
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(kp));
 	KUNIT_EXPECT_EQ(test, call_target(1), 4);
 	KUNIT_EXPECT_EQ(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, other_calls, 1);
-	unregister_kprobe(&kp);
+	unregister_kprobe(kp);
 	unregister_ftrace_function(&kpk_ipmodify_ops);
 	ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 1, 0);
 }
@@ -603,40 +646,41 @@ static int refuse_hooks(struct kprobe **kps, int n)
  */
 static void kpk_arming_failure_leaves_nothing(struct kunit *test)
 {
-	struct kprobe kp = { .symbol_name = "kpk_target",
-			     .pre_handler = count_pre };
-	struct kprobe body = { .symbol_name = "kpk_target", .offset = 0,
-			       .pre_handler = count_pre };
-	struct kprobe entry2 = { .symbol_name = "kpk_body",
-				 .pre_handler = count_pre };
-	struct kprobe *batch[] = { &entry2, &body, &kp };
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre });
+	struct kprobe *body = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .offset = 0,
+		.pre_handler = count_pre });
+	struct kprobe *entry2 = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_body", .pre_handler = count_pre });
+	struct kprobe *batch[] = { entry2, body, kp };
 	unsigned long ip = (unsigned long)kpk_target;
 	unsigned int off;
 
 	/* The first breakpoint-probed instruction after the entry site. */
 	for (off = 1; off < 32; off++) {
-		body.offset = off;
-		body.addr = NULL;
-		if (register_kprobe(&body))
+		body->offset = off;
+		body->addr = NULL;
+		if (register_kprobe(body))
 			continue;
-		unregister_kprobe(&body);
-		if (!kprobe_ftrace(&body))
+		unregister_kprobe(body);
+		if (!kprobe_ftrace(body))
 			break;
 	}
 	KUNIT_ASSERT_LT(test, off, 32U);
-	body.addr = NULL;
+	body->addr = NULL;
 
 	kunit_activate_static_stub(test, kprobe_ftrace_arm, refuse_hooks);
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EBUSY);
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EBUSY);
 	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)ip), NULL);
 	/* The caller's probe is as it was, ready to be registered again. */
-	KUNIT_EXPECT_PTR_EQ(test, kp.addr, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, kp->addr, NULL);
 
 	KUNIT_EXPECT_EQ(test, register_kprobes(batch, ARRAY_SIZE(batch)), -EBUSY);
 	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)ip), NULL);
 	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)kpk_body), NULL);
 	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)(ip + off)), NULL);
-	KUNIT_EXPECT_FALSE(test, kprobe_registered(&body));
+	KUNIT_EXPECT_FALSE(test, kprobe_registered(body));
 	reset_counts();
 	call_target(1);
 	KUNIT_EXPECT_EQ(test, hits, 0);
@@ -693,31 +737,30 @@ asm(".pushsection .text\n"
 static void kpk_prologue_emulated(struct kunit *test)
 {
 	int (*fn)(int x) = (int (*)(int x))kallsyms_lookup_name("kpk_regops_asm");
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
 	unsigned long size, off, slot, emulated = 0;
-	struct kprobe kp;
 
 	KUNIT_ASSERT_NOT_NULL(test, fn);
 	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)fn,
 							    &size, &off));
 	for (off = 0; off < size; off++) {
-		memset(&kp, 0, sizeof(kp));
-		kp.addr = (kprobe_opcode_t *)((unsigned long)fn + off);
-		kp.pre_handler = count_pre;
-		kp.post_handler = count_post;
-		if (register_kprobe(&kp))
+		*kp = (struct kprobe) {
+			.addr = (kprobe_opcode_t *)((unsigned long)fn + off),
+			.pre_handler = count_pre, .post_handler = count_post };
+		if (register_kprobe(kp))
 			continue;
 		reset_counts();
 		KUNIT_EXPECT_EQ(test, fn(off), 2 * (int)off + 5);
 		KUNIT_EXPECT_EQ(test, hits, 1);
 		KUNIT_EXPECT_EQ(test, posts, 1);
-		slot = (unsigned long)get_kprobe(kp.addr)->ainsn.insn;
+		slot = (unsigned long)get_kprobe(kp->addr)->ainsn.insn;
 		if (!slot)
 			emulated++;
 		/* Stack traces must see code running in a slot as text. */
 		else
 			KUNIT_EXPECT_TRUE(test, is_kprobe_insn_slot(slot) &&
 					  kernel_text_address(slot));
-		unregister_kprobe(&kp);
+		unregister_kprobe(kp);
 	}
 	/* Three pushes, three pops, three movs (the endbr is a nop). */
 	KUNIT_EXPECT_GE(test, emulated, 9UL);
@@ -765,22 +808,6 @@ static bool jumped(struct kprobe *kp)
 {
 	wait_for_kprobe_optimizer();
 	return kprobe_optimized(get_kprobe(kp->addr));
-}
-
-KUNIT_DEFINE_ACTION_WRAPPER(kpk_unregister, unregister_kprobe, struct kprobe *);
-
-/*
- * A probe that is unregistered when the case ends, however it ends: an
- * assertion that fails halfway must not leave it in the table.
- */
-static struct kprobe *test_probe(struct kunit *test, const struct kprobe *init)
-{
-	struct kprobe *kp = kunit_kzalloc(test, sizeof(*kp), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, kp);
-	*kp = *init;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpk_unregister, kp), 0);
-	return kp;
 }
 
 static void kpk_optimized_probe(struct kunit *test)
@@ -962,26 +989,27 @@ static noinline int __init kpk_init_target(int x)
 static void __ref kpk_init_text_goes_away(struct kunit *test)
 {
 	int (*fn)(int) = kpk_init_target;
-	struct kprobe kp = { .addr = (kprobe_opcode_t *)kpk_init_target,
-			     .pre_handler = count_pre };
-	struct kprobe kp2 = kp;
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpk_init_target,
+		.pre_handler = count_pre });
+	struct kprobe *kp2 = test_probe(test, kp);
 
 	OPTIMIZER_HIDE_VAR(fn);
 
 	if (system_state >= SYSTEM_FREEING_INITMEM)
 		kunit_skip(test, "init text is already freed");
 	reset_counts();
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_EXPECT_EQ(test, fn(1), 101);
 	KUNIT_EXPECT_EQ(test, hits, 1);
 
 	kprobe_free_init_mem();
-	KUNIT_EXPECT_TRUE(test, kprobe_gone(&kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_gone(kp));
 	KUNIT_EXPECT_EQ(test, fn(2), 102);
 	KUNIT_EXPECT_EQ(test, hits, 1);
 	/* A gone probe cannot be enabled again, only unregistered. */
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(kp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, fn(3), 103);
 	KUNIT_EXPECT_EQ(test, hits, 1);
 
@@ -989,15 +1017,15 @@ static void __ref kpk_init_text_goes_away(struct kunit *test)
 	 * New text at a gone site (here the old text, still there): a new
 	 * probe gets a freshly prepared site, the old one stays gone.
 	 */
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp2), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp2), 0);
 	KUNIT_EXPECT_EQ(test, fn(4), 104);
 	KUNIT_EXPECT_EQ(test, hits, 2);
-	KUNIT_EXPECT_TRUE(test, kprobe_gone(&kp));
-	KUNIT_EXPECT_FALSE(test, kprobe_gone(&kp2));
-	unregister_kprobe(&kp);
+	KUNIT_EXPECT_TRUE(test, kprobe_gone(kp));
+	KUNIT_EXPECT_FALSE(test, kprobe_gone(kp2));
+	unregister_kprobe(kp);
 	KUNIT_EXPECT_EQ(test, fn(5), 105);
 	KUNIT_EXPECT_EQ(test, hits, 3);
-	unregister_kprobe(&kp2);
+	unregister_kprobe(kp2);
 	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)kpk_init_target), NULL);
 	KUNIT_EXPECT_EQ(test, fn(6), 106);
 	KUNIT_EXPECT_EQ(test, hits, 3);
@@ -1011,9 +1039,10 @@ static void __ref kpk_init_text_goes_away(struct kunit *test)
 static void __ref kpk_revived_site_decodes_text(struct kunit *test)
 {
 	int (*fn)(int) = kpk_init_target;
-	struct kprobe kp = { .pre_handler = count_pre,
-			     .post_handler = count_post };
-	struct kprobe kp2;
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre, .post_handler = count_post });
+	struct kprobe *kp2 = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre, .post_handler = count_post });
 	unsigned long off, size;
 
 	OPTIMIZER_HIDE_VAR(fn);
@@ -1024,31 +1053,30 @@ static void __ref kpk_revived_site_decodes_text(struct kunit *test)
 							    &size, &off));
 	/* The first boundary past the entry that takes a breakpoint. */
 	for (off = 1; off < size; off++) {
-		kp.addr = (kprobe_opcode_t *)((unsigned long)fn + off);
-		kp.flags = 0;
-		if (register_kprobe(&kp))
+		kp->addr = (kprobe_opcode_t *)((unsigned long)fn + off);
+		kp->flags = 0;
+		if (register_kprobe(kp))
 			continue;
-		if (!kprobe_ftrace(&kp))
+		if (!kprobe_ftrace(kp))
 			break;
-		unregister_kprobe(&kp);
+		unregister_kprobe(kp);
 	}
 	KUNIT_ASSERT_LT(test, off, size);
-	kp2 = (struct kprobe) { .addr = kp.addr, .pre_handler = count_pre,
-				.post_handler = count_post };
+	kp2->addr = kp->addr;
 	reset_counts();
 	KUNIT_EXPECT_EQ(test, fn(1), 101);
 	KUNIT_EXPECT_EQ(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, posts, 1);
 
 	kprobe_free_init_mem();
-	KUNIT_ASSERT_TRUE(test, kprobe_gone(&kp));
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp2), 0);
-	KUNIT_EXPECT_EQ(test, get_kprobe(kp.addr)->opcode, kp.opcode);
+	KUNIT_ASSERT_TRUE(test, kprobe_gone(kp));
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp2), 0);
+	KUNIT_EXPECT_EQ(test, get_kprobe(kp->addr)->opcode, kp->opcode);
 	KUNIT_EXPECT_EQ(test, fn(2), 102);
 	KUNIT_EXPECT_EQ(test, hits, 2);
 	KUNIT_EXPECT_EQ(test, posts, 2);
-	unregister_kprobe(&kp);
-	unregister_kprobe(&kp2);
+	unregister_kprobe(kp);
+	unregister_kprobe(kp2);
 	KUNIT_EXPECT_EQ(test, fn(3), 103);
 	KUNIT_EXPECT_EQ(test, hits, 2);
 }
@@ -1080,32 +1108,34 @@ asm(".pushsection .init.text, \"ax\"\n"
 static void kpk_gone_head_bytes_ignored(struct kunit *test)
 {
 	int (*fn)(int x);
-	struct kprobe gone = { .pre_handler = count_pre };
-	struct kprobe next = { .pre_handler = count_pre };
+	struct kprobe *gone = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre });
+	struct kprobe *next = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre });
 	struct kprobe *head;
 
 	if (system_state >= SYSTEM_FREEING_INITMEM)
 		kunit_skip(test, "init text is already freed");
 	fn = (int (*)(int x))kallsyms_lookup_name("kpk_init_asm");
 	KUNIT_ASSERT_NOT_NULL(test, fn);
-	gone.addr = (kprobe_opcode_t *)fn;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&gone), 0);
-	KUNIT_ASSERT_EQ(test, gone.opcode, 0x8d);	/* the lea, past any endbr */
+	gone->addr = (kprobe_opcode_t *)fn;
+	KUNIT_ASSERT_EQ(test, register_kprobe(gone), 0);
+	KUNIT_ASSERT_EQ(test, gone->opcode, 0x8d);	/* the lea, past any endbr */
 	kprobe_free_init_mem();
-	KUNIT_ASSERT_TRUE(test, kprobe_gone(&gone));
-	head = get_kprobe(gone.addr);
+	KUNIT_ASSERT_TRUE(test, kprobe_gone(gone));
+	head = get_kprobe(gone->addr);
 	KUNIT_ASSERT_NOT_NULL(test, head);
 	head->ainsn.bytes[0] = 0x0f;
 
 	/* The add: a boundary of the code that is there. */
-	next.addr = gone.addr + 3;
+	next->addr = gone->addr + 3;
 	reset_counts();
-	KUNIT_EXPECT_EQ(test, register_kprobe(&next), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(next), 0);
 	KUNIT_EXPECT_EQ(test, fn(5), 110);
 	KUNIT_EXPECT_EQ(test, hits, 1);
-	unregister_kprobe(&next);
-	unregister_kprobe(&gone);
-	KUNIT_EXPECT_NULL(test, get_kprobe(gone.addr));
+	unregister_kprobe(next);
+	unregister_kprobe(gone);
+	KUNIT_EXPECT_NULL(test, get_kprobe(gone->addr));
 }
 #else
 static void kpk_gone_head_bytes_ignored(struct kunit *test)
