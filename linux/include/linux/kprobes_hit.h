@@ -8,9 +8,9 @@
  * How a hit flows: the port's breakpoint (or ftrace, or detour) handler
  * finds the head with kprobe_lookup().  If kprobe_running() is NULL it
  * calls kprobe_hit_begin(), which runs the pre_handlers; unless one of
- * them redirected execution, the port then executes or emulates the
- * original instruction and calls kprobe_hit_end(), which runs the
- * post_handlers.  A port may skip the trap after the instruction when
+ * them redirected execution (then the port just ends the hit with
+ * reset_current_kprobe()), the port executes or emulates the original
+ * instruction and calls kprobe_hit_end(), which runs the post_handlers.  A port may skip the trap after the instruction when
  * the head has no post_handler (a lone probe's own; on a site the core
  * sets it exactly when some enabled probe there has one), and then ends
  * the hit with reset_current_kprobe() before the instruction runs.  A hit
@@ -235,19 +235,16 @@ static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
  * Only when kprobe_running() is NULL.
  *
  * Return: true when a pre_handler redirected execution through @regs: the
- * hit is over, and the port resumes where @regs say, neither executing
- * the original instruction nor calling kprobe_hit_end().
+ * port then ends the hit with reset_current_kprobe() and resumes where
+ * @regs say, neither executing the original instruction nor calling
+ * kprobe_hit_end().
  */
 static __always_inline bool kprobe_hit_begin(struct kprobe *p,
 					     struct pt_regs *regs)
 {
 	__this_cpu_write(current_kprobe, p);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-	if (kprobe_run_pre_handlers(p, regs)) {
-		reset_current_kprobe();
-		return true;
-	}
-	return false;
+	return kprobe_run_pre_handlers(p, regs);
 }
 
 /*
@@ -261,11 +258,7 @@ static __always_inline bool kprobe_site_hit_begin(struct kprobe *p,
 {
 	__this_cpu_write(current_kprobe, p);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-	if (kprobe_run_site_pre_handlers(p, regs)) {
-		reset_current_kprobe();
-		return true;
-	}
-	return false;
+	return kprobe_run_site_pre_handlers(p, regs);
 }
 
 /**

@@ -402,9 +402,11 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	if (cur)
 		return reenter(probe, regs, kcb);
 
-	/* Unless a handler redirected execution through regs: */
-	if (kprobe_hit_begin(probe, regs))
+	if (kprobe_hit_begin(probe, regs)) {
+		/* A handler redirected execution through regs. */
+		reset_current_kprobe();
 		return 1;
+	}
 	regs->ip = (unsigned long)addr;
 	replay(probe, regs, kcb, false);
 	return 1;

@@ -34,8 +34,10 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	resume = regs->ip;
 	regs->ip = ip + INT3_INSN_SIZE;
-	/* If a handler chose where to go, ftrace returns there. */
-	if (!kprobe_hit_begin(probe, regs)) {
+	if (kprobe_hit_begin(probe, regs)) {
+		/* A handler chose where to go; ftrace returns there. */
+		reset_current_kprobe();
+	} else {
 		/* As if the nop had executed, then back to ftrace's return. */
 		regs->ip = ip + MCOUNT_INSN_SIZE;
 		kprobe_hit_end(probe, regs);

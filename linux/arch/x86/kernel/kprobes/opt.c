@@ -104,8 +104,7 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 		 * The copy of the region runs after this returns: no post
 		 * handler may run (and none is set while the jump is in).
 		 */
-		if (!redirected)
-			reset_current_kprobe();
+		reset_current_kprobe();
 	}
 	preempt_enable_notrace();
 	return redirected;
