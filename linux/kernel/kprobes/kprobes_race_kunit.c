@@ -16,6 +16,7 @@
 #include <linux/timekeeping.h>
 
 #include "internal.h"
+#include "kprobes_kunit.h"
 
 /* The longest a case holds the other CPU; each ends far sooner. */
 #define HOLD_MAX_NS	(2 * NSEC_PER_SEC)
@@ -167,21 +168,6 @@ static void begin_stretch(struct kunit *test, struct hot_caller *h)
 	KUNIT_ASSERT_TRUE(test, wait_for_flag(&h->in_stretch));
 }
 
-KUNIT_DEFINE_ACTION_WRAPPER(unregister_action, unregister_kprobe,
-			    struct kprobe *);
-
-/* A probe unregistered when the case ends, however it ends. */
-static struct kprobe *case_probe(struct kunit *test, const struct kprobe *init)
-{
-	struct kprobe *kp = kunit_kzalloc(test, sizeof(*kp), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, kp);
-	*kp = *init;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_action,
-							kp), 0);
-	return kp;
-}
-
 /* Hits of the case's own calls; the other CPU's are not counted. */
 static struct task_struct *tester;
 static atomic_t hits, posts;
@@ -256,7 +242,7 @@ static int call_target_once(void *unused)
 
 static void krc_kretprobe_leaves_shared_site(struct kunit *test)
 {
-	struct kprobe *first = case_probe(test, &(struct kprobe) {
+	struct kprobe *first = test_probe(test, &(struct kprobe) {
 		.symbol_name = "krc_target",
 		.pre_handler = hold_until_chain_replaced });
 	struct kretprobe krp = { .kp.symbol_name = "krc_target",
@@ -380,9 +366,9 @@ static bool watch_jump_and_post(struct hot_caller *h)
 static void krc_post_handler_joins_optimized_site(struct kunit *test)
 {
 	int (*fn)(int x) = krc_opt_fn(test);
-	struct kprobe *kp = case_probe(test, &(struct kprobe) {
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
 		.addr = (void *)fn, .pre_handler = count_pre });
-	struct kprobe *post = case_probe(test, &(struct kprobe) {});
+	struct kprobe *post = test_probe(test, &(struct kprobe) {});
 	struct hot_caller *h;
 	int round;
 
@@ -460,9 +446,9 @@ static void release_quarantine(void *unused)
 static void krc_probe_inside_region_under_hits(struct kunit *test)
 {
 	int (*fn)(int x) = krc_opt_fn(test);
-	struct kprobe *kp = case_probe(test, &(struct kprobe) {
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
 		.addr = (void *)fn, .pre_handler = count_pre });
-	struct kprobe *inner = case_probe(test, &(struct kprobe) {});
+	struct kprobe *inner = test_probe(test, &(struct kprobe) {});
 	struct hot_caller *h;
 	int round;
 

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit cases for the x86 port: what happens to each kind of instruction
+ * (boosted copies, prologue work done on pt_regs), jump optimization,
+ * the trap number a fault_handler sees, and decoding around a gone
+ * probe.  The arch-neutral cases are kernel/kprobes/kprobes_kunit.c.
+ */
+#include <kunit/test.h>
+#include <linux/kprobes.h>
+#include <linux/kprobes_hit.h>
+#include <linux/kallsyms.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/linkage.h>
+#include <asm/trapnr.h>
+
+#include "internal.h"
+#include "kprobes_kunit.h"
+
+static int hits, posts;
+
+static void reset_counts(void)
+{
+	hits = 0;
+	posts = 0;
+}
+
+static int count_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	return 0;
+}
+
+static void count_post(struct kprobe *kp, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	posts++;
+}
+
+/* A loop with plain arithmetic in it: instructions that run out of line. */
+static noinline int kx86_body(int x)
+{
+	int i, acc = 1;
+
+	for (i = 0; i < x; i++)
+		acc = acc * 3 + (i & x);
+	return acc;
+}
+
+/* Set at suite init, so the compiler cannot specialise the target. */
+static int (*call_body)(int);
+
+static unsigned long kx86_body_size(struct kunit *test)
+{
+	unsigned long size = 0, offset;
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)kx86_body,
+							    &size, &offset));
+	return size;
+}
+
+static noinline int kx86_replacement(int x)
+{
+	return -x;
+}
+
+static int redirect_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	instruction_pointer_set(regs, (unsigned long)kx86_replacement);
+	return 1;
+}
+
+/* The first boundary in kx86_body whose instruction runs out of line. */
+static struct kprobe *find_stepped(struct kunit *test, struct kprobe *kp)
+{
+	unsigned long size = kx86_body_size(test), off;
+
+	for (off = 1; off < size; off++) {
+		*kp = (struct kprobe) { .symbol_name = "kx86_body", .offset = off,
+					.pre_handler = count_pre };
+		if (register_kprobe(kp))
+			continue;
+		if (get_kprobe(kp->addr)->ainsn.replay == KPROBE_X86_STEP)
+			return get_kprobe(kp->addr);
+		unregister_kprobe(kp);
+	}
+	return NULL;
+}
+
+/*
+ * A boostable instruction runs boosted only while no probe at its address
+ * has a post_handler: adding one brings the trap after the instruction
+ * back (the post_handler runs), removing it boosts again.  Preemptible
+ * kernels never boost.
+ */
+static void kx86_boost_follows_post_handler(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
+	struct kprobe *with_post = test_probe(test, &(struct kprobe) {});
+	struct kprobe *site;
+	int expected = kx86_body(4);
+
+	site = find_stepped(test, kp);
+	KUNIT_ASSERT_NOT_NULL(test, site);
+	if (IS_ENABLED(CONFIG_PREEMPTION)) {
+		/*
+		 * A task may be preempted in a copy that jumps back by
+		 * itself, so there is none (KPROBE_PREEMPTIBLE_SLOTS is 0).
+		 */
+		KUNIT_EXPECT_NULL(test, site->ainsn.boost);
+		return;
+	}
+	KUNIT_EXPECT_NOT_NULL(test, site->ainsn.boost);
+	KUNIT_EXPECT_NULL(test, site->post_handler);
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, call_body(4), expected);
+	KUNIT_EXPECT_GE(test, hits, 1);
+
+	*with_post = (struct kprobe) { .addr = kp->addr,
+				       .post_handler = count_post };
+	KUNIT_ASSERT_EQ(test, register_kprobe(with_post), 0);
+	/* Two probes: the head is a site now, no longer @kp itself. */
+	KUNIT_EXPECT_PTR_NE(test, get_kprobe(kp->addr), kp);
+	KUNIT_EXPECT_NOT_NULL(test, get_kprobe(kp->addr)->post_handler);
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, call_body(4), expected);
+	KUNIT_EXPECT_GE(test, posts, 1);
+	KUNIT_EXPECT_EQ(test, posts, hits);
+
+	/* Disabled, its post_handler no longer counts. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(with_post), 0);
+	KUNIT_EXPECT_NULL(test, get_kprobe(kp->addr)->post_handler);
+	unregister_kprobe(with_post);
+	KUNIT_EXPECT_NULL(test, get_kprobe(kp->addr)->post_handler);
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, call_body(4), expected);
+	KUNIT_EXPECT_EQ(test, posts, 0);
+	KUNIT_EXPECT_GE(test, hits, 1);
+	unregister_kprobe(kp);
+}
+
+/*
+ * A prologue and epilogue the test controls, computing 2x + 5: pushes,
+ * pops and register moves (64- and 32-bit), with one plain instruction
+ * in between.
+ */
+asm(".pushsection .text\n"
+	".type kx86_regops_asm, @function\n"
+	"kx86_regops_asm:\n"
+	ASM_ENDBR
+	"	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	pushq %r12\n"
+	"	pushq %rbx\n"
+	"	movq %rdi, %r12\n"
+	"	leal 5(%r12), %ebx\n"
+	"	movl %ebx, %eax\n"
+	"	addl %r12d, %eax\n"
+	"	popq %rbx\n"
+	"	popq %r12\n"
+	"	popq %rbp\n"
+	ASM_RET
+	".size kx86_regops_asm, .-kx86_regops_asm\n"
+	".popsection\n");
+
+/*
+ * A probe with a post_handler on each push, pop and mov above is done on
+ * pt_regs: no slot, one trap, both handlers run, and the function still
+ * computes the same.
+ */
+static void kx86_prologue_emulated(struct kunit *test)
+{
+	int (*fn)(int x) = (int (*)(int x))kallsyms_lookup_name("kx86_regops_asm");
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
+	unsigned long size, off, slot, emulated = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)fn,
+							    &size, &off));
+	for (off = 0; off < size; off++) {
+		*kp = (struct kprobe) {
+			.addr = (kprobe_opcode_t *)((unsigned long)fn + off),
+			.pre_handler = count_pre, .post_handler = count_post };
+		if (register_kprobe(kp))
+			continue;
+		reset_counts();
+		KUNIT_EXPECT_EQ(test, fn(off), 2 * (int)off + 5);
+		KUNIT_EXPECT_EQ(test, hits, 1);
+		KUNIT_EXPECT_EQ(test, posts, 1);
+		slot = (unsigned long)get_kprobe(kp->addr)->ainsn.insn;
+		if (!slot)
+			emulated++;
+		/* Stack traces must see code running in a slot as text. */
+		else
+			KUNIT_EXPECT_TRUE(test, is_kprobe_insn_slot(slot) &&
+					  kernel_text_address(slot));
+		unregister_kprobe(kp);
+	}
+	/* Three pushes, three pops, three movs (the endbr is a nop). */
+	KUNIT_EXPECT_GE(test, emulated, 9UL);
+	/* Ordinary kernel text is not slot text. */
+	KUNIT_EXPECT_FALSE(test, is_kprobe_insn_slot((unsigned long)fn));
+}
+
+/*
+ * A function whose code the test controls: (x + 7) * 3 + x.  Its first two
+ * instructions (2 + 3 bytes) are exactly what a jump replaces, and the
+ * second one is a boundary inside that region.
+ */
+asm(".pushsection .text\n"
+	".type kx86_opt_asm, @function\n"
+	"kx86_opt_asm:\n"
+	ASM_ENDBR
+	"	movl %edi, %eax\n"
+	"	addl $7, %eax\n"
+	"	imull $3, %eax, %eax\n"
+	"	addl %edi, %eax\n"
+	ASM_RET
+	".size kx86_opt_asm, .-kx86_opt_asm\n"
+	".popsection\n");
+
+/* Looked up by name: nothing in C needs to know its prototype. */
+static int (*kx86_opt_fn(void))(int x)
+{
+	return (int (*)(int x))kallsyms_lookup_name("kx86_opt_asm");
+}
+
+static int kx86_opt_expected(int x)
+{
+	return (x + 7) * 3 + x;
+}
+
+/* Run the optimizer and say whether @kp's site now has its jump. */
+static bool jumped(struct kprobe *kp)
+{
+	wait_for_kprobe_optimizer();
+	return kprobe_optimized(get_kprobe(kp->addr));
+}
+
+static void kx86_optimized_probe(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = count_pre });
+	int (*fn)(int x) = kx86_opt_fn();
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	/* Queued: the breakpoint sends the hit to the detour's copy. */
+	KUNIT_EXPECT_EQ(test, fn(1), kx86_opt_expected(1));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_EQ(test, fn(2), kx86_opt_expected(2));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, fn(3), kx86_opt_expected(3));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+}
+
+/* Unlike upstream, a pre_handler may redirect an optimized probe too. */
+static void kx86_optimized_redirect(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = redirect_pre });
+	int (*fn)(int x) = kx86_opt_fn();
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_EQ(test, fn(5), kx86_replacement(5));
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, fn(5), kx86_opt_expected(5));
+}
+
+/*
+ * The jump goes as soon as it must: a post_handler, disabling, the sysctl,
+ * a probe inside the region; and comes back when the reason goes.
+ */
+static void kx86_optimization_reverts(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = count_pre });
+	struct kprobe *post = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .post_handler = count_post });
+	struct kprobe *inner = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre });
+	int (*fn)(int x) = kx86_opt_fn();
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(post), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(1), kx86_opt_expected(1));
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	unregister_kprobe(post);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+
+	KUNIT_EXPECT_EQ(test, disable_kprobe(kp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_EQ(test, enable_kprobe(kp), 0);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+
+	kprobe_set_optimization(false);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(2), kx86_opt_expected(2));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	kprobe_set_optimization(true);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+
+	/* The addl after the two-byte movl lies inside the region. */
+	inner->addr = kp->addr + 2;
+	KUNIT_ASSERT_EQ(test, register_kprobe(inner), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(3), kx86_opt_expected(3));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	unregister_kprobe(inner);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(4), kx86_opt_expected(4));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+}
+
+/*
+ * A probe planted while another sits inside its region gets no detour,
+ * so it stays alone at its address; once the other goes, it becomes a
+ * site (the detour names its head) and is jumped to.
+ */
+static void kx86_blocked_probe_optimized_later(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = count_pre });
+	struct kprobe *inner = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre });
+	int (*fn)(int x) = kx86_opt_fn();
+	kprobe_opcode_t *addr;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	/* Where the probe lands (past an ENDBR, say). */
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	addr = kp->addr;
+	unregister_kprobe(kp);
+	kp->addr = NULL;
+
+	inner->addr = addr + 2;
+	KUNIT_ASSERT_EQ(test, register_kprobe(inner), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(addr), kp);
+	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(1), kx86_opt_expected(1));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+
+	unregister_kprobe(inner);
+	KUNIT_EXPECT_PTR_NE(test, get_kprobe(addr), kp);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(2), kx86_opt_expected(2));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+
+	/* Both leave in one batch: the blocked one must not be taken back. */
+	unregister_kprobe(kp);
+	kp->addr = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(inner), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(addr), kp);
+	unregister_kprobes((struct kprobe *[]){ inner, kp }, 2);
+	KUNIT_EXPECT_NULL(test, get_kprobe(addr));
+	KUNIT_EXPECT_FALSE(test, kprobe_registered(kp));
+	KUNIT_EXPECT_FALSE(test, looks_registered(kp));
+}
+
+/*
+ * In init text, so that probes on it can be made [GONE]: 2x + 100, as a
+ * three-byte lea, a two-byte add and a ret.  Called only while init text
+ * is there, through a pointer looked up by name.
+ */
+asm(".pushsection .init.text, \"ax\"\n"
+	".type kx86_init_asm, @function\n"
+	"kx86_init_asm:\n"
+	ASM_ENDBR
+	"	leal 100(%rdi), %eax\n"
+	"	addl %edi, %eax\n"
+	ASM_RET
+	".size kx86_init_asm, .-kx86_init_asm\n"
+	".popsection\n");
+
+/*
+ * A gone head remembers the first byte of text that went away; new code
+ * may sit there now (a module loaded where an unloaded one was).  Reading
+ * "the original text" around a new probe must not take that byte for the
+ * new code's.  Here the text stays, so the gone head is made to remember
+ * a byte the text does not have: 0x0f would turn the lea into a five-byte
+ * cmova and the add after it into the middle of an instruction.
+ */
+static void kx86_gone_head_bytes_ignored(struct kunit *test)
+{
+	int (*fn)(int x);
+	struct kprobe *gone = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre });
+	struct kprobe *next = test_probe(test, &(struct kprobe) {
+		.pre_handler = count_pre });
+	struct kprobe *head;
+
+	if (system_state >= SYSTEM_FREEING_INITMEM)
+		kunit_skip(test, "init text is already freed");
+	fn = (int (*)(int x))kallsyms_lookup_name("kx86_init_asm");
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	gone->addr = (kprobe_opcode_t *)fn;
+	KUNIT_ASSERT_EQ(test, register_kprobe(gone), 0);
+	KUNIT_ASSERT_EQ(test, gone->opcode, 0x8d);	/* the lea, past any endbr */
+	kprobe_free_init_mem();
+	KUNIT_ASSERT_TRUE(test, kprobe_gone(gone));
+	head = get_kprobe(gone->addr);
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	head->ainsn.bytes[0] = 0x0f;
+
+	/* The add: a boundary of the code that is there. */
+	next->addr = gone->addr + 3;
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, register_kprobe(next), 0);
+	KUNIT_EXPECT_EQ(test, fn(5), 110);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(next);
+	unregister_kprobe(gone);
+	KUNIT_EXPECT_NULL(test, get_kprobe(gone->addr));
+}
+
+/* A page fault inside a pre_handler reaches its fault_handler as #PF. */
+static void *unmapped;
+static int fault_trap;
+
+static int faulting_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned long val;
+
+	if (copy_from_kernel_nofault(&val, unmapped, sizeof(val)))
+		hits++;
+	return 0;
+}
+
+static int note_trap(struct kprobe *kp, struct pt_regs *regs, int trapnr)
+{
+	fault_trap = trapnr;
+	return 0;	/* the exception table fixes it */
+}
+
+static void kx86_fault_handler_sees_page_fault(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_body", .pre_handler = faulting_pre,
+		.fault_handler = note_trap });
+	void *area = vmalloc(PAGE_SIZE);
+	int expected = kx86_body(3);	/* before the probe is in */
+
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	/* The guard page after the area: nothing is mapped there. */
+	unmapped = area + PAGE_SIZE;
+	reset_counts();
+	fault_trap = -1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_EQ(test, call_body(3), expected);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, fault_trap, X86_TRAP_PF);
+	unregister_kprobe(kp);
+	vfree(area);
+}
+
+static int kx86_init(struct kunit *test)
+{
+	call_body = kx86_body;
+	OPTIMIZER_HIDE_VAR(call_body);
+	return 0;
+}
+
+static struct kunit_case kprobes_x86_cases[] = {
+	KUNIT_CASE(kx86_boost_follows_post_handler),
+	KUNIT_CASE(kx86_prologue_emulated),
+	KUNIT_CASE(kx86_optimized_probe),
+	KUNIT_CASE(kx86_optimized_redirect),
+	KUNIT_CASE(kx86_optimization_reverts),
+	KUNIT_CASE(kx86_blocked_probe_optimized_later),
+	KUNIT_CASE(kx86_gone_head_bytes_ignored),
+	KUNIT_CASE(kx86_fault_handler_sees_page_fault),
+	{}
+};
+
+static struct kunit_suite kprobes_x86_suite = {
+	.name = "kprobes_x86",
+	.init = kx86_init,
+	.test_cases = kprobes_x86_cases,
+};
+
+kunit_test_suites(&kprobes_x86_suite);
