@@ -124,6 +124,12 @@ int arch_prepare_kprobe_ftrace(struct kprobe *p);
 /* The ftrace callback for such probes. */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+#else
+/* The core never marks a probe as on ftrace then. */
+static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
+{
+	return -ENODEV;
+}
 #endif
 
 #ifdef CONFIG_OPTPROBES

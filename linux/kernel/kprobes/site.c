@@ -40,10 +40,8 @@ NOKPROBE_SYMBOL(site_post_handler);
 /* Have the port copy the instruction at @kp's address into @kp. */
 int kprobe_prepare_arch(struct kprobe *kp)
 {
-#ifdef CONFIG_KPROBES_ON_FTRACE
 	if (kprobe_ftrace(kp))
 		return arch_prepare_kprobe_ftrace(kp);
-#endif
 	return arch_prepare_kprobe(kp);
 }
 
