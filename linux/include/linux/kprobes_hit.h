@@ -10,10 +10,11 @@
  * calls kprobe_hit_begin(), which runs the pre_handlers; unless one of
  * them redirected execution (then the port just ends the hit with
  * reset_current_kprobe()), the port executes or emulates the original
- * instruction and calls kprobe_hit_end(), which runs the post_handlers.  A port may skip the trap after the instruction when
- * the head has no post_handler (a lone probe's own; on a site the core
- * sets it exactly when some enabled probe there has one), and then ends
- * the hit with reset_current_kprobe() before the instruction runs.  A hit
+ * instruction and calls kprobe_hit_end(), which runs the post_handlers.
+ * A port may skip the trap after the instruction when the head has no
+ * post_handler (a lone probe's own; on a site the core sets it exactly
+ * when some enabled probe there has one), and then ends the hit with
+ * reset_current_kprobe() before the instruction runs.  A hit
  * while a handler is running only counts kprobes_inc_nmissed_count() and
  * executes the instruction.  All of this runs with interrupts or
  * preemption off, never sleeps and never takes a lock.
