@@ -247,10 +247,15 @@ static int check_probe_text(struct kprobe *probe, struct module **modp)
 		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 			return -EINVAL;
 		probe->flags |= KPROBE_FLAG_FTRACE;
-	} else if (ftrace_addr) {
+	} else if (ftrace_addr && ftrace_addr < addr) {
 		/* Inside the ftrace call site, not at its start. */
 		return -EILSEQ;
 	}
+	/*
+	 * Otherwise @addr may still be a function's first byte, with its
+	 * call site further in (arm64 puts it after a nop or BTI): that is
+	 * an ordinary instruction, probed with a breakpoint.
+	 */
 
 	jump_label_lock();
 	preempt_disable();
