@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 #include <linux/linkage.h>
 #include <asm/trapnr.h>
+#include <asm/ibt.h>
 
 #include "internal.h"
 #include "kprobes_kunit.h"
