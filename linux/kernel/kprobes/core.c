@@ -297,16 +297,20 @@ out:
  * the new state first and then takes the mutex to mark the probes there
  * [GONE]; a probe attached after that pass would stay live on freed
  * text.  Seen under the mutex, the old state means the pass has not
- * started and will find this probe.
+ * started and will find this probe.  Likewise a module's blacklist,
+ * which comes into force under the mutex when the module is coming.
  */
 static int check_text_still_there(struct kprobe *probe, struct module *mod)
 {
 	unsigned long addr = (unsigned long)probe->addr;
 
 	lockdep_assert_held(&probes_mutex);
-	if (mod)
+	if (mod) {
+		if (within_kprobe_blacklist(addr))
+			return -EINVAL;
 		return within_module_init(addr, mod) && !module_is_coming(mod) ?
 			-ENOENT : 0;
+	}
 	return is_kernel_inittext(addr) &&
 	       system_state >= SYSTEM_FREEING_INITMEM ? -EINVAL : 0;
 }

@@ -77,6 +77,9 @@ int kprobe_sites_sync_arming(struct kprobe **heads, int n);
 int kprobe_site_sync_arming(struct kprobe *head);
 void kprobe_sites_mark_gone(struct kprobe **heads, int n);
 
+/* module.c */
+void kprobe_module_coming(struct module *mod);
+
 /* blacklist.c */
 int __init kprobe_blacklist_init(void);
 void kprobe_blacklist_add_module(struct module *mod);

@@ -720,6 +720,64 @@ static void __ref kpk_revived_site_decodes_text(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits, 2);
 }
 
+#ifdef CONFIG_MODULES
+static void forget_module(void *mod)
+{
+	mutex_lock(&probes_mutex);
+	kprobe_blacklist_remove_module(mod);
+	mutex_unlock(&probes_mutex);
+}
+
+/*
+ * A module's text can be looked up (and probed) a little before its
+ * blacklist comes into force: kallsyms knows a COMING module before the
+ * module notifier runs.  A probe planted on a NOKPROBE_SYMBOL function in
+ * that gap goes [GONE] when the blacklist arrives, and no new one is
+ * taken there.  The module is a stand-in whose text is kpk_target.
+ */
+static void kpk_module_blacklist_arrives_late(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre });
+	struct kprobe *late = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target" });
+	struct module *mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
+	unsigned long *nokprobe = kunit_kzalloc(test, sizeof(*nokprobe),
+						GFP_KERNEL);
+	unsigned long size, off;
+
+	KUNIT_ASSERT_NOT_NULL(test, mod);
+	KUNIT_ASSERT_NOT_NULL(test, nokprobe);
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)kpk_target,
+							    &size, &off));
+	mod->mem[MOD_TEXT].base = (void *)kpk_target;
+	mod->mem[MOD_TEXT].size = size;
+	nokprobe[0] = (unsigned long)kpk_target;
+	mod->kprobe_blacklist = nokprobe;
+	mod->num_kprobe_blacklist = 1;
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, forget_module,
+							mod), 0);
+	mutex_lock(&probes_mutex);
+	kprobe_module_coming(mod);
+	mutex_unlock(&probes_mutex);
+
+	KUNIT_EXPECT_TRUE(test, kprobe_gone(kp));
+	KUNIT_EXPECT_EQ(test, call_target(1), 4);
+	KUNIT_EXPECT_EQ(test, hits, 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(late), -EINVAL);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_NULL(test, get_kprobe(kp->addr));
+}
+#else
+static void kpk_module_blacklist_arrives_late(struct kunit *test)
+{
+	kunit_skip(test, "needs modules");
+}
+#endif
+
 static int ret_seen;
 
 static int note_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -792,6 +850,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
 	KUNIT_CASE(kpk_init_text_goes_away),
 	KUNIT_CASE(kpk_revived_site_decodes_text),
+	KUNIT_CASE(kpk_module_blacklist_arrives_late),
 	KUNIT_CASE(kpk_kretprobe_defaults_and_errors),
 	KUNIT_CASE(kpk_kretprobe_entry_handler_declines),
 	{}

@@ -11,6 +11,7 @@
 #include <linux/init.h>
 #include <linux/slab.h>
 #include <asm/sections.h>
+#include <kunit/visibility.h>
 
 #include "internal.h"
 
@@ -81,6 +82,28 @@ static bool in_module_init(unsigned long addr, void *mod)
 	return within_module_init(addr, mod);
 }
 
+static bool in_module_blacklist(unsigned long addr, void *mod)
+{
+	return within_module(addr, mod) && within_kprobe_blacklist(addr);
+}
+
+/**
+ * kprobe_module_coming() - a module's blacklist comes into force
+ * @mod: the module, in MODULE_STATE_COMING
+ *
+ * Its text can be found (and probed) a little before the notifier runs,
+ * so a probe may already sit on a function the module marks
+ * NOKPROBE_SYMBOL: such probes become [GONE] before the module runs.
+ * Called with probes_mutex held.
+ */
+void kprobe_module_coming(struct module *mod)
+{
+	lockdep_assert_held(&probes_mutex);
+	kprobe_blacklist_add_module(mod);
+	kill_sites(in_module_blacklist, mod);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_module_coming);
+
 static int kprobes_module_callback(struct notifier_block *nb,
 				   unsigned long state, void *data)
 {
@@ -89,7 +112,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	mutex_lock(&probes_mutex);
 	switch (state) {
 	case MODULE_STATE_COMING:
-		kprobe_blacklist_add_module(mod);
+		kprobe_module_coming(mod);
 		break;
 	case MODULE_STATE_LIVE:
 		/* Its init text is freed next. */
