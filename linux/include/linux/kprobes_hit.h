@@ -140,8 +140,8 @@ DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 
 /*
  * The head get_kprobe() returns stands for every probe at its address.
- * The two helpers below are inline because they are the whole cost of a
- * hit besides the trap.
+ * The helpers below run the handlers of all of them; they are inline
+ * because they are the whole cost of a hit besides the trap.
  */
 
 /**
