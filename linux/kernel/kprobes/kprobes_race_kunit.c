@@ -150,7 +150,8 @@ static void stop_hot_caller(struct hot_caller *h)
 KUNIT_DEFINE_ACTION_WRAPPER(stop_hot_caller_action, stop_hot_caller,
 			    struct hot_caller *);
 
-static struct hot_caller *start_hot_caller(struct kunit *test,
+/* Used by the jump-optimization cases only. */
+static __maybe_unused struct hot_caller *start_hot_caller(struct kunit *test,
 					   int (*fn)(int x),
 					   int (*expected)(int x))
 {
@@ -166,7 +167,8 @@ static struct hot_caller *start_hot_caller(struct kunit *test,
 }
 
 /* Have the caller start a stretch with interrupts off, and wait for it. */
-static void begin_stretch(struct kunit *test, struct hot_caller *h)
+static __maybe_unused void begin_stretch(struct kunit *test,
+					 struct hot_caller *h)
 {
 	WRITE_ONCE(h->stretch_done, false);
 	WRITE_ONCE(h->want_stretch, true);
@@ -177,15 +179,16 @@ static void begin_stretch(struct kunit *test, struct hot_caller *h)
 static struct task_struct *tester;
 static atomic_t hits, posts;
 
-static int count_pre(struct kprobe *kp, struct pt_regs *regs)
+static __maybe_unused int count_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	if (current == READ_ONCE(tester))
 		atomic_inc(&hits);
 	return 0;
 }
 
-static void count_post(struct kprobe *kp, struct pt_regs *regs,
-		       unsigned long flags)
+static __maybe_unused void count_post(struct kprobe *kp,
+				      struct pt_regs *regs,
+				      unsigned long flags)
 {
 	if (current == READ_ONCE(tester))
 		atomic_inc(&posts);
