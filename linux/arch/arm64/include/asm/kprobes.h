@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * arm64 side of kprobes: a BRK marks a probe; the probed instruction is
+ * simulated at the hit or run out of line, followed by a second BRK.
+ * The generic contract is in <linux/kprobes_arch.h>.
+ *
+ * KVM's hypervisor objects include this header for NOKPROBE_SYMBOL, so
+ * everything but the prototypes below stays under CONFIG_KPROBES.
+ */
+#ifndef _ASM_ARM64_KPROBES_H
+#define _ASM_ARM64_KPROBES_H
+
+#include <asm-generic/kprobes.h>
+
+struct pt_regs;
+
+/*
+ * debug-monitors.c calls these by name for the kprobes BRK immediates,
+ * in code that the config may discard: they are declared either way.
+ * They return DBG_HOOK_HANDLED or DBG_HOOK_ERROR.
+ */
+int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
+int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr);
+int kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
+
+#ifdef CONFIG_KPROBES
+#include <linux/types.h>
+
+typedef u32 kprobe_opcode_t;
+
+/* A slot holds the instruction and the BRK that ends its step. */
+#define KPROBE_INSN_SLOT_SIZE		8
+
+/* A slot is entered with DAIF masked and left through a trap. */
+#define KPROBE_PREEMPTIBLE_SLOTS	0
+
+struct arch_specific_insn {
+	/* The out-of-line copy for ARM64_PROBE_STEP, else NULL. */
+	kprobe_opcode_t *insn;
+	/* enum arm64_probe_class (arch/arm64/kernel/probes/decode.h). */
+	u8 class;
+};
+
+/* The outer hit, kept while a probe hit inside a handler steps. */
+struct prev_kprobe {
+	struct kprobe *kp;
+	unsigned long status;
+	unsigned long saved_daif;
+};
+
+struct kprobe_ctlblk {
+	unsigned long kprobe_status;
+	/* The probed context's DAIF bits: a step runs with all masked. */
+	unsigned long saved_daif;
+	struct prev_kprobe prev_kprobe;
+};
+
+#endif /* CONFIG_KPROBES */
+#endif /* _ASM_ARM64_KPROBES_H */

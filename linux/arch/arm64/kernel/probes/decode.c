@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Which A64 instructions a probe may take, and how each is executed:
+ * stepped out of line (it does not care where it runs), simulated at the
+ * hit (it reads or writes the pc, or state the trap around a step would
+ * clobber), or refused.  The encodings are those of the Arm ARM; the
+ * aarch64_insn_is_*() helpers of <asm/insn.h> name most of them.
+ */
+#include <linux/bits.h>
+#include <linux/kprobes.h>
+#include <asm/insn.h>
+
+#include "decode.h"
+
+#define REFUSE(reason)	((struct arm64_probe_verdict){ ARM64_PROBE_REFUSED, reason })
+#define ACCEPT(c)	((struct arm64_probe_verdict){ c, NULL })
+
+/* FEAT_MOPS memory copy and set (CPYP/CPYM/CPYE, SETP/SETM/SETE, ...). */
+static bool is_mops(u32 insn)
+{
+	return (insn & 0xfb200c00) == 0x19000400;
+}
+
+/* ldr s/d/q (literal); opc 0b11 is unallocated. */
+static bool is_ldr_lit_fp(u32 insn)
+{
+	return (insn & 0x3f000000) == 0x1c000000 && (insn >> 30) != 3;
+}
+
+/* System registers the exception around a step overwrites. */
+static bool sysreg_clobbered_by_trap(u32 sysreg)
+{
+	switch (sysreg) {
+	case AARCH64_INSN_SPCLREG_ELR_EL1:
+	case AARCH64_INSN_SPCLREG_SPSR_EL1:
+	case AARCH64_INSN_SPCLREG_ELR_EL2:
+	case AARCH64_INSN_SPCLREG_SPSR_EL2:
+	case 0xc290:	/* ESR_EL1 */
+	case 0xc300:	/* FAR_EL1 */
+		return true;
+	}
+	return false;
+}
+
+/* PSTATE fields of "msr <field>, #imm", by op1:op2. */
+#define MSR_IMM_UAO		(0 << 3 | 3)
+#define MSR_IMM_PAN		(0 << 3 | 4)
+#define MSR_IMM_SSBS		(3 << 3 | 1)
+#define MSR_IMM_DIT		(3 << 3 | 2)
+#define MSR_IMM_TCO		(3 << 3 | 4)
+#define MSR_IMM_DAIFSET		(3 << 3 | 6)
+#define MSR_IMM_DAIFCLR		(3 << 3 | 7)
+
+static unsigned int msr_imm_field(u32 insn)
+{
+	return ((insn >> 16) & 7) << 3 | ((insn >> 5) & 7);
+}
+
+static struct arm64_probe_verdict classify_msr_imm(u32 insn,
+						   const struct arm64_probe_policy *pol)
+{
+	switch (msr_imm_field(insn)) {
+	case MSR_IMM_DAIFSET:
+	case MSR_IMM_DAIFCLR:
+		return pol->kernel ? ACCEPT(ARM64_PROBE_MSR_DAIF_IMM) :
+				     ACCEPT(ARM64_PROBE_STEP);
+	case MSR_IMM_UAO:
+	case MSR_IMM_PAN:
+	case MSR_IMM_SSBS:
+	case MSR_IMM_DIT:
+	case MSR_IMM_TCO:
+		/* Kept across the trap that ends the step. */
+		return ACCEPT(ARM64_PROBE_STEP);
+	}
+	/* SPSel, SVCR (SMSTART), ALLINT, ...: change how the trap is taken. */
+	return REFUSE("msr to a PSTATE field a step cannot carry");
+}
+
+static struct arm64_probe_verdict classify_system(u32 insn,
+						  const struct arm64_probe_policy *pol)
+{
+	u32 sysreg;
+
+	if (aarch64_insn_is_hint(insn)) {
+		if ((insn & 0xfe0) == AARCH64_INSN_HINT_NOP)
+			return ACCEPT(ARM64_PROBE_NOP);
+		/*
+		 * A kernel BTI is a no-op once reached (slot pages are not
+		 * guarded, so stepping it checks nothing either).  A user
+		 * one is stepped, as upstream did.
+		 */
+		if (pol->kernel && aarch64_insn_is_bti(insn))
+			return ACCEPT(ARM64_PROBE_NOP);
+		/* PAC*, AUT*, XPACLRI, YIELD, WFE, WFI, SEV, CSDB...:
+		 * they read registers and SP only, which the step keeps.
+		 */
+		return ACCEPT(ARM64_PROBE_STEP);
+	}
+	if (aarch64_insn_is_msr_imm(insn))
+		return classify_msr_imm(insn, pol);
+	if (aarch64_insn_is_mrs(insn) || aarch64_insn_is_msr_reg(insn)) {
+		sysreg = aarch64_insn_extract_system_reg(insn);
+		if (!pol->kernel)
+			return ACCEPT(ARM64_PROBE_STEP);
+		if (sysreg == AARCH64_INSN_SPCLREG_DAIF)
+			return ACCEPT(aarch64_insn_is_mrs(insn) ?
+				     ARM64_PROBE_MRS_DAIF : ARM64_PROBE_MSR_DAIF);
+		if (sysreg_clobbered_by_trap(sysreg))
+			return REFUSE("system register the trap overwrites");
+	}
+	/* Barriers, cache and TLB maintenance, other system registers. */
+	return ACCEPT(ARM64_PROBE_STEP);
+}
+
+/**
+ * arm64_probe_classify() - what a probe does with @insn
+ * @insn: the instruction, in CPU byte order
+ * @pol: the probe user's policy
+ *
+ * Return: the class, with a reason when it is ARM64_PROBE_REFUSED.
+ */
+struct arm64_probe_verdict arm64_probe_classify(u32 insn,
+						const struct arm64_probe_policy *pol)
+{
+	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn))
+		return ACCEPT(ARM64_PROBE_B);
+	if (aarch64_insn_is_bcond(insn))
+		return ACCEPT(ARM64_PROBE_BCOND);
+	if (aarch64_insn_is_cbz(insn) || aarch64_insn_is_cbnz(insn))
+		return ACCEPT(ARM64_PROBE_CBZ);
+	if (aarch64_insn_is_tbz(insn) || aarch64_insn_is_tbnz(insn))
+		return ACCEPT(ARM64_PROBE_TBZ);
+	if (aarch64_insn_is_adr_adrp(insn))
+		return ACCEPT(ARM64_PROBE_ADR);
+	if (aarch64_insn_is_br(insn) || aarch64_insn_is_blr(insn) ||
+	    aarch64_insn_is_ret(insn))
+		return ACCEPT(ARM64_PROBE_BR_REG);
+	if (aarch64_insn_is_ret_auth(insn))
+		return pol->kernel ? ACCEPT(ARM64_PROBE_RET_AUTH) :
+				     REFUSE("retaa/retab with user keys");
+	if (aarch64_insn_is_br_auth(insn) || aarch64_insn_is_blr_auth(insn))
+		return REFUSE("authenticated branch to a register");
+	if (aarch64_insn_is_ldr_lit(insn) || aarch64_insn_is_ldrsw_lit(insn))
+		return ACCEPT(ARM64_PROBE_LDR_LIT);
+	if (aarch64_insn_is_prfm_lit(insn))
+		return ACCEPT(ARM64_PROBE_NOP);
+	if (is_ldr_lit_fp(insn))
+		return pol->kernel ? ACCEPT(ARM64_PROBE_LDR_LIT_FP) :
+				     REFUSE("SIMD/FP literal load");
+	if (aarch64_insn_is_exception(insn))
+		return REFUSE("exception-generating instruction");
+	if (aarch64_insn_is_eret(insn) || aarch64_insn_is_eret_auth(insn))
+		return REFUSE("exception return");
+	if (arm64_insn_is_exclusive(insn))
+		return REFUSE("load/store exclusive");
+	if (is_mops(insn))
+		return REFUSE("memory copy/set sequence (MOPS)");
+	/* op0 == 0b101x: branches, exception generation and system. */
+	if ((insn & 0x1c000000) == 0x14000000)
+		return classify_system(insn, pol);
+	/* Data processing, loads and stores, SIMD and FP. */
+	return ACCEPT(ARM64_PROBE_STEP);
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * arm64 kprobes: what happens when a probe's BRK hits.
+ *
+ * Which path each event takes on arm64 in 6.12:
+ *  - BRK #KPROBES_BRK_IMM (a probe) and BRK #KPROBES_BRK_SS_IMM (the end
+ *    of an out-of-line step): el1_brk64() -> call_el1_break_hook() calls
+ *    kprobe_brk_handler() / kprobe_ss_brk_handler() by immediate, with
+ *    every DAIF bit masked and preemption off.  pc is the BRK itself.
+ *  - a page fault in a handler or a stepped copy: do_page_fault() (and
+ *    do_bad_area() for kernel addresses) call kprobe_page_fault().
+ * Hardware single-step is never used: the slot ends with a BRK.
+ */
+#include <linux/kprobes_arch.h>
+#include <linux/kprobes_hit.h>
+#include <asm/daifflags.h>
+#include <asm/debug-monitors.h>
+#include <asm/insn.h>
+#include <asm/patching.h>
+
+#include "decode.h"
+
+static void save_outer(struct kprobe_ctlblk *kcb)
+{
+	kcb->prev_kprobe.kp = kprobe_running();
+	kcb->prev_kprobe.status = kcb->kprobe_status;
+	kcb->prev_kprobe.saved_daif = kcb->saved_daif;
+}
+NOKPROBE_SYMBOL(save_outer);
+
+static void restore_outer(struct kprobe_ctlblk *kcb)
+{
+	__this_cpu_write(current_kprobe, kcb->prev_kprobe.kp);
+	kcb->kprobe_status = kcb->prev_kprobe.status;
+	kcb->saved_daif = kcb->prev_kprobe.saved_daif;
+}
+NOKPROBE_SYMBOL(restore_outer);
+
+/* The instruction has executed (or was simulated): finish the hit. */
+static void finish_hit(struct kprobe *probe, struct pt_regs *regs,
+		       struct kprobe_ctlblk *kcb, bool reentered)
+{
+	if (reentered)
+		restore_outer(kcb);
+	else
+		kprobe_hit_end(probe, regs);
+}
+NOKPROBE_SYMBOL(finish_hit);
+
+/*
+ * Run the probed instruction for a hit whose pc is the probed address.
+ * Simulated classes finish here; the rest go to their slot with DAIF
+ * masked, so nothing runs on this CPU between the copy and the BRK after
+ * it.
+ */
+static int replay(struct kprobe *probe, struct pt_regs *regs,
+		  struct kprobe_ctlblk *kcb, bool reentered)
+{
+	if (probe->ainsn.class != ARM64_PROBE_STEP) {
+		if (arm64_probe_simulate(probe->opcode, probe->ainsn.class,
+					 (unsigned long)probe->addr, regs,
+					 &arm64_kprobe_policy)) {
+			finish_hit(probe, regs, kcb, reentered);
+			return DBG_HOOK_HANDLED;
+		}
+		/*
+		 * A literal that cannot be read: the instruction would
+		 * oops in place, so let the BRK oops here, at its address.
+		 */
+		if (reentered)
+			restore_outer(kcb);
+		else
+			reset_current_kprobe();
+		return DBG_HOOK_ERROR;
+	}
+	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;
+	kcb->saved_daif = regs->pstate & DAIF_MASK;
+	regs->pstate |= DAIF_MASK;
+	regs->pc = (unsigned long)probe->ainsn.insn;
+	return DBG_HOOK_HANDLED;
+}
+NOKPROBE_SYMBOL(replay);
+
+/* A probe was hit while this CPU was already handling one. */
+static int reenter(struct kprobe *probe, struct pt_regs *regs,
+		   struct kprobe_ctlblk *kcb)
+{
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		/* A third level: there is nowhere left to keep state. */
+		pr_err("kprobes: probe hit while stepping a nested probe\n");
+		dump_kprobe(probe);
+		return DBG_HOOK_ERROR;
+	}
+	kprobes_inc_nmissed_count(probe);
+	save_outer(kcb);
+	__this_cpu_write(current_kprobe, probe);
+	return replay(probe, regs, kcb, true);
+}
+NOKPROBE_SYMBOL(reenter);
+
+/**
+ * kprobe_brk_handler() - a kprobes BRK hit in kernel mode
+ * @regs: registers, pc at the BRK
+ * @esr: the exception syndrome
+ *
+ * Return: DBG_HOOK_HANDLED, or DBG_HOOK_ERROR when the BRK is not ours
+ * (the kernel then oopses).
+ */
+int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
+{
+	kprobe_opcode_t *addr = (kprobe_opcode_t *)instruction_pointer(regs);
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *probe, *cur = kprobe_running();
+	u32 insn;
+
+	probe = kprobe_lookup(addr);
+	if (!probe) {
+		/*
+		 * Another CPU may have removed the probe after this one
+		 * trapped on it; then the BRK is gone: run the original.
+		 */
+		if (!aarch64_insn_read(addr, &insn) &&
+		    insn != BRK64_OPCODE_KPROBES)
+			return DBG_HOOK_HANDLED;
+		return DBG_HOOK_ERROR;
+	}
+	if (cur)
+		return reenter(probe, regs, kcb);
+
+	if (kprobe_hit_begin(probe, regs)) {
+		/* A handler redirected execution through regs. */
+		reset_current_kprobe();
+		return DBG_HOOK_HANDLED;
+	}
+	return replay(probe, regs, kcb, false);
+}
+NOKPROBE_SYMBOL(kprobe_brk_handler);
+
+/**
+ * kprobe_ss_brk_handler() - the BRK at the end of a slot: the copy ran
+ * @regs: registers, pc at that BRK
+ * @esr: the exception syndrome
+ *
+ * Return: DBG_HOOK_HANDLED, or DBG_HOOK_ERROR when no step was expected
+ * here.
+ */
+int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+	bool reentered;
+
+	if (!cur || !(kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) ||
+	    !cur->ainsn.insn ||
+	    instruction_pointer(regs) != (unsigned long)(cur->ainsn.insn + 1))
+		return DBG_HOOK_ERROR;
+
+	reentered = kcb->kprobe_status == KPROBE_REENTER;
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	regs->pc = (unsigned long)(cur->addr + 1);
+	finish_hit(cur, regs, kcb, reentered);
+	return DBG_HOOK_HANDLED;
+}
+NOKPROBE_SYMBOL(kprobe_ss_brk_handler);
+
+/**
+ * kprobe_fault_handler() - a fault while this CPU handles a probe hit
+ * @regs: registers at the fault
+ * @trapnr: the ESR of the fault, truncated
+ *
+ * A fault in the out-of-line copy is made to look as if it happened at
+ * the probed address, with the probed context's DAIF back, so fixups and
+ * oops reports see the real instruction.  Either way the probe's
+ * fault_handler may claim the fault.
+ *
+ * Return: non-zero when it did.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+
+	if ((kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) &&
+	    instruction_pointer(regs) == (unsigned long)cur->ainsn.insn) {
+		bool reentered = kcb->kprobe_status == KPROBE_REENTER;
+
+		regs->pc = (unsigned long)cur->addr;
+		regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+		if (reentered) {
+			restore_outer(kcb);
+			return 0;
+		}
+		reset_current_kprobe();
+		return kprobe_run_fault_handler(cur, regs, trapnr);
+	}
+	if (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE))
+		return kprobe_run_fault_handler(cur, regs, trapnr);
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_fault_handler);

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit cases for the arm64 port: every instruction class the port
+ * simulates or steps, probed on a function built around it and checked
+ * against the unprobed run (branches taken and not taken), the classes it
+ * refuses and their errno, SIMD literal loads and pointer authentication,
+ * all of these probed at once, and a kretprobe over a signed frame.  The
+ * arch-neutral cases are kernel/kprobes/kprobes_kunit.c.
+ */
+#include <kunit/test.h>
+#include <linux/kprobes.h>
+#include <linux/kprobes_hit.h>
+#include <linux/irqflags.h>
+#include <asm/neon.h>
+#include <asm/simd.h>
+#include <asm/sysreg.h>
+
+#include "kprobes_kunit.h"
+#include "decode.h"
+
+#include "kprobes_arm64_kunit.h"
+
+typedef u64 (*kpa_fn)(u64 x);
+
+/* Also run with interrupts masked: the entry's result depends on DAIF. */
+#define KPA_BOTH_IRQ_STATES	BIT(0)
+
+struct kpa_case {
+	const char *name;
+	kpa_fn fn;
+	const unsigned long *insn;
+	enum arm64_probe_class class;
+	u64 inputs[4];
+	unsigned int ninputs;
+	unsigned int flags;
+};
+
+#define KPA(n, f, c, fl, ...) {						\
+	.name = n, .fn = f, .insn = &f##_insn, .class = c, .flags = fl,	\
+	.inputs = { __VA_ARGS__ },					\
+	.ninputs = ARRAY_SIZE(((u64[]){ __VA_ARGS__ })),		\
+}
+
+static const struct kpa_case kpa_cases[] = {
+	KPA("b.lt", kpa_bcond, ARM64_PROBE_BCOND, 0, 0, 4, 5, 9),
+	KPA("b.hi", kpa_bcond_hi, ARM64_PROBE_BCOND, 0, 0, 5, 6, -1ULL),
+	KPA("cbz", kpa_cbz, ARM64_PROBE_CBZ, 0, 0, 1),
+	KPA("cbnz w", kpa_cbnz, ARM64_PROBE_CBZ, 0, 0, 1, 1ULL << 32),
+	KPA("tbz #33", kpa_tbz, ARM64_PROBE_TBZ, 0, 0, 1ULL << 33, 1ULL << 1),
+	KPA("tbnz #2", kpa_tbnz, ARM64_PROBE_TBZ, 0, 0, 4, 3),
+	KPA("b", kpa_b, ARM64_PROBE_B, 0, 5),
+	KPA("bl", kpa_bl, ARM64_PROBE_B, 0, 5),
+	KPA("adr", kpa_adr, ARM64_PROBE_ADR, 0, 0),
+	KPA("adrp", kpa_adrp, ARM64_PROBE_ADR, 0, 0),
+	KPA("ldr x literal", kpa_ldr_x, ARM64_PROBE_LDR_LIT, 0, 0),
+	KPA("ldr w literal", kpa_ldr_w, ARM64_PROBE_LDR_LIT, 0, 0),
+	KPA("ldrsw literal", kpa_ldrsw, ARM64_PROBE_LDR_LIT, 0, 0),
+	KPA("prfm literal", kpa_prfm, ARM64_PROBE_NOP, 0, 1),
+	KPA("br", kpa_br, ARM64_PROBE_BR_REG, 0, 0),
+	KPA("blr", kpa_blr, ARM64_PROBE_BR_REG, 0, 3),
+	KPA("ret", kpa_ret, ARM64_PROBE_BR_REG, 0, 3),
+	KPA("nop", kpa_nop, ARM64_PROBE_NOP, 0, 3),
+	KPA("mrs daif", kpa_mrs_daif, ARM64_PROBE_MRS_DAIF, KPA_BOTH_IRQ_STATES, 0),
+	KPA("msr daifset", kpa_daifset, ARM64_PROBE_MSR_DAIF_IMM,
+	    KPA_BOTH_IRQ_STATES, 0),
+	KPA("msr daif", kpa_msr_daif, ARM64_PROBE_MSR_DAIF, 0, 0, PSR_I_BIT),
+	KPA("stepped, DAIF after", kpa_daif_step, ARM64_PROBE_STEP,
+	    KPA_BOTH_IRQ_STATES, 0),
+	KPA("autiasp", kpa_autiasp, ARM64_PROBE_STEP, 0, 3),
+	KPA("stp with writeback", kpa_stack, ARM64_PROBE_STEP, 0, 21),
+};
+
+static int hits, posts;
+static unsigned long pc_at_pre;
+
+static int count_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	pc_at_pre = instruction_pointer(regs);
+	return 0;
+}
+
+static void count_post(struct kprobe *kp, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	posts++;
+}
+
+/* Call @c->fn on @in, with interrupts masked when @masked. */
+static u64 run(const struct kpa_case *c, u64 in, bool masked)
+{
+	unsigned long flags;
+	u64 out;
+
+	if (!masked)
+		return c->fn(in);
+	local_irq_save(flags);
+	out = c->fn(in);
+	local_irq_restore(flags);
+	return out;
+}
+
+static void kpa_case_desc(const struct kpa_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpa_class, kpa_cases, kpa_case_desc);
+
+/*
+ * Probe the instruction, with a post_handler so that every way through
+ * (simulated or stepped) must come back to it, and compare each call
+ * with the unprobed one.
+ */
+static void kpa_each_class(struct kunit *test)
+{
+	const struct kpa_case *c = test->param_value;
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)*c->insn, .pre_handler = count_pre,
+		.post_handler = count_post });
+	u64 want[ARRAY_SIZE(c->inputs)][2];
+	unsigned int i, m, calls = 0;
+
+	for (i = 0; i < c->ninputs; i++)
+		for (m = 0; m < 2; m++)
+			want[i][m] = run(c, c->inputs[i], m);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_EQ(test, kp->ainsn.class, c->class);
+	KUNIT_EXPECT_EQ(test, !kp->ainsn.insn, c->class != ARM64_PROBE_STEP);
+	hits = 0;
+	posts = 0;
+	for (i = 0; i < c->ninputs; i++) {
+		for (m = 0; m < 2; m++) {
+			if (m && !(c->flags & KPA_BOTH_IRQ_STATES))
+				continue;
+			KUNIT_EXPECT_EQ_MSG(test, run(c, c->inputs[i], m), want[i][m],
+					    "input %llx, irqs %s", c->inputs[i],
+					    m ? "masked" : "on");
+			calls++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, hits, calls);
+	KUNIT_EXPECT_EQ(test, posts, calls);
+	KUNIT_EXPECT_EQ(test, pc_at_pre, *c->insn);
+	unregister_kprobe(kp);
+}
+
+/* Every instruction of every function above, all probed at once. */
+static void kpa_every_instruction(struct kunit *test)
+{
+	unsigned long size, offset, addr;
+	struct kprobe **kps;
+	unsigned int i, j, n = 0, max = 0;
+	u64 want[ARRAY_SIZE(kpa_cases)][4];
+
+	for (i = 0; i < ARRAY_SIZE(kpa_cases); i++) {
+		addr = (unsigned long)kpa_cases[i].fn;
+		KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset(addr, &size,
+								    &offset));
+		max += size / AARCH64_INSN_SIZE;
+		for (j = 0; j < kpa_cases[i].ninputs; j++)
+			want[i][j] = kpa_cases[i].fn(kpa_cases[i].inputs[j]);
+	}
+	kps = kunit_kcalloc(test, max, sizeof(*kps), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kps);
+	for (i = 0; i < ARRAY_SIZE(kpa_cases); i++) {
+		kallsyms_lookup_size_offset((unsigned long)kpa_cases[i].fn,
+					    &size, &offset);
+		for (offset = 0; offset < size; offset += AARCH64_INSN_SIZE) {
+			addr = (unsigned long)kpa_cases[i].fn + offset;
+			kps[n] = test_probe(test, &(struct kprobe) {
+				.addr = (kprobe_opcode_t *)addr,
+				.pre_handler = count_pre,
+				.post_handler = (n & 1) ? count_post : NULL });
+			KUNIT_ASSERT_EQ(test, register_kprobe(kps[n]), 0);
+			n++;
+		}
+	}
+	hits = 0;
+	for (i = 0; i < ARRAY_SIZE(kpa_cases); i++)
+		for (j = 0; j < kpa_cases[i].ninputs; j++)
+			KUNIT_EXPECT_EQ_MSG(test, kpa_cases[i].fn(kpa_cases[i].inputs[j]),
+					    want[i][j], "%s input %llx",
+					    kpa_cases[i].name, kpa_cases[i].inputs[j]);
+	KUNIT_EXPECT_GT(test, hits, (int)ARRAY_SIZE(kpa_cases));
+	unregister_kprobes(kps, n);
+}
+
+/* Each refused class, and the errno it gets. */
+static void kpa_refused_classes(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		const unsigned long *at;
+		int add;
+		int err;
+	} r[] = {
+		{ "ldxr", &kpa_ldxr_insn, 0, -EINVAL },
+		{ "between ldxr and stxr", &kpa_in_exclusive_insn, 0, -EINVAL },
+		{ "stxr", &kpa_stxr_insn, 0, -EINVAL },
+		{ "after the stxr", &kpa_after_exclusive_insn, 0, 0 },
+		{ "svc", &kpa_svc_insn, 0, -EINVAL },
+		{ "hvc", &kpa_hvc_insn, 0, -EINVAL },
+		{ "eret", &kpa_eret_insn, 0, -EINVAL },
+		{ "msr spsel", &kpa_msr_spsel_insn, 0, -EINVAL },
+		{ "mrs elr_el1", &kpa_mrs_elr_insn, 0, -EINVAL },
+		{ "cpyfp (MOPS)", &kpa_mops_insn, 0, -EINVAL },
+		{ "braa", &kpa_braa_insn, 0, -EINVAL },
+		{ "misaligned", &kpa_after_exclusive_insn, 2, -EILSEQ },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(r); i++) {
+		struct kprobe *kp = test_probe(test, &(struct kprobe) {
+			.addr = (kprobe_opcode_t *)(*r[i].at + r[i].add) });
+
+		KUNIT_EXPECT_EQ_MSG(test, register_kprobe(kp), r[i].err,
+				    "%s", r[i].what);
+		if (!r[i].err)
+			unregister_kprobe(kp);
+		KUNIT_EXPECT_FALSE(test, looks_registered(kp));
+	}
+}
+
+/*
+ * ldr q/d (literal) are simulated: stepped from a slot they would load
+ * from the slot's neighbourhood.
+ */
+static void kpa_simd_literal_load(struct kunit *test)
+{
+	static const struct {
+		kpa_fn fn;
+		const unsigned long *insn;
+		u64 want;
+	} l[] = {
+		{ kpa_ldr_q, &kpa_ldr_q_insn, 0xfedcba9876543210ULL },
+		{ kpa_ldr_d, &kpa_ldr_d_insn, 0x1122334455667788ULL },
+	};
+	unsigned int i;
+	u64 got;
+
+	if (!may_use_simd())
+		kunit_skip(test, "no kernel-mode SIMD here");
+	for (i = 0; i < ARRAY_SIZE(l); i++) {
+		struct kprobe *kp = test_probe(test, &(struct kprobe) {
+			.addr = (kprobe_opcode_t *)*l[i].insn,
+			.pre_handler = count_pre, .post_handler = count_post });
+
+		KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+		KUNIT_EXPECT_EQ(test, kp->ainsn.class, ARM64_PROBE_LDR_LIT_FP);
+		hits = 0;
+		posts = 0;
+		kernel_neon_begin();
+		got = l[i].fn(0);
+		kernel_neon_end();
+		KUNIT_EXPECT_EQ(test, got, l[i].want);
+		KUNIT_EXPECT_EQ(test, hits, 1);
+		KUNIT_EXPECT_EQ(test, posts, 1);
+		unregister_kprobe(kp);
+	}
+}
+
+static bool cpu_has_pauth(void)
+{
+	u64 isar1 = read_sysreg_s(SYS_ID_AA64ISAR1_EL1);
+	u64 isar2 = read_sysreg_s(SYS_ID_AA64ISAR2_EL1);
+
+	return (isar1 & (ID_AA64ISAR1_EL1_APA_MASK | ID_AA64ISAR1_EL1_API_MASK)) ||
+	       (isar2 & ID_AA64ISAR2_EL1_APA3_MASK);
+}
+
+/* retaa authenticates x30 against sp at the hit, then returns. */
+static void kpa_retaa_simulated(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpa_retaa_insn,
+		.pre_handler = count_pre, .post_handler = count_post });
+
+	if (!cpu_has_pauth())
+		kunit_skip(test, "no pointer authentication on this CPU");
+	KUNIT_ASSERT_EQ(test, kpa_retaa(4), 5);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_EQ(test, kp->ainsn.class, ARM64_PROBE_RET_AUTH);
+	hits = 0;
+	posts = 0;
+	KUNIT_EXPECT_EQ(test, kpa_retaa(4), 5);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	unregister_kprobe(kp);
+}
+
+static int ret_seen;
+static u64 ret_value;
+
+static int count_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ret_seen++;
+	ret_value = regs_return_value(regs);
+	return 0;
+}
+
+/*
+ * A kretprobe on a function that signs its return address: the entry
+ * swaps x30 before paciasp signs it, so autiasp and ret still agree.
+ */
+static void kpa_kretprobe_signed_frame(struct kunit *test)
+{
+	struct kretprobe krp = {
+		.kp.addr = (kprobe_opcode_t *)kpa_autiasp,
+		.handler = count_ret,
+	};
+
+	ret_seen = 0;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&krp), 0);
+	KUNIT_EXPECT_EQ(test, kpa_autiasp(41), 42);
+	KUNIT_EXPECT_EQ(test, kpa_stack(2), 4);
+	unregister_kretprobe(&krp);
+	KUNIT_EXPECT_EQ(test, ret_seen, 1);
+	KUNIT_EXPECT_EQ(test, ret_value, 42);
+}
+
+static struct kunit_case kprobes_arm64_cases[] = {
+	KUNIT_CASE_PARAM(kpa_each_class, kpa_class_gen_params),
+	KUNIT_CASE(kpa_every_instruction),
+	KUNIT_CASE(kpa_refused_classes),
+	KUNIT_CASE(kpa_simd_literal_load),
+	KUNIT_CASE(kpa_retaa_simulated),
+	KUNIT_CASE(kpa_kretprobe_signed_frame),
+	{}
+};
+
+static struct kunit_suite kprobes_arm64_suite = {
+	.name = "kprobes_arm64",
+	.test_cases = kprobes_arm64_cases,
+};
+
+kunit_test_suites(&kprobes_arm64_suite);

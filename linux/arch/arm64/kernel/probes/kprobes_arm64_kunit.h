@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The functions of kprobes_arm64_kunit_fns.S.  Each takes x0 and returns
+ * x0; for each, the variable named after it with _insn holds the address
+ * of the instruction the kprobes_arm64 suite probes.
+ */
+#ifndef _ARM64_KPROBES_ARM64_KUNIT_H
+#define _ARM64_KPROBES_ARM64_KUNIT_H
+
+#include <linux/types.h>
+
+u64 kpa_bcond(u64 x);
+u64 kpa_bcond_hi(u64 x);
+u64 kpa_cbz(u64 x);
+u64 kpa_cbnz(u64 x);
+u64 kpa_tbz(u64 x);
+u64 kpa_tbnz(u64 x);
+u64 kpa_b(u64 x);
+u64 kpa_bl(u64 x);
+u64 kpa_adr(u64 x);
+u64 kpa_adrp(u64 x);
+u64 kpa_ldr_x(u64 x);
+u64 kpa_ldr_w(u64 x);
+u64 kpa_ldrsw(u64 x);
+u64 kpa_prfm(u64 x);
+u64 kpa_br(u64 x);
+u64 kpa_blr(u64 x);
+u64 kpa_ret(u64 x);
+u64 kpa_nop(u64 x);
+u64 kpa_mrs_daif(u64 x);
+u64 kpa_daifset(u64 x);
+u64 kpa_msr_daif(u64 x);
+u64 kpa_daif_step(u64 x);
+u64 kpa_autiasp(u64 x);
+u64 kpa_retaa(u64 x);
+u64 kpa_stack(u64 x);
+u64 kpa_ldr_q(u64 x);
+u64 kpa_ldr_d(u64 x);
+
+extern const unsigned long kpa_bcond_insn, kpa_bcond_hi_insn, kpa_cbz_insn,
+	kpa_cbnz_insn, kpa_tbz_insn, kpa_tbnz_insn, kpa_b_insn, kpa_bl_insn,
+	kpa_adr_insn, kpa_adrp_insn, kpa_ldr_x_insn, kpa_ldr_w_insn,
+	kpa_ldrsw_insn, kpa_prfm_insn, kpa_br_insn, kpa_blr_insn, kpa_ret_insn,
+	kpa_nop_insn, kpa_mrs_daif_insn, kpa_daifset_insn, kpa_msr_daif_insn,
+	kpa_daif_step_insn, kpa_autiasp_insn, kpa_retaa_insn, kpa_stack_insn,
+	kpa_ldr_q_insn, kpa_ldr_d_insn;
+
+/* In kpa_refused, which is never called. */
+extern const unsigned long kpa_ldxr_insn, kpa_in_exclusive_insn,
+	kpa_stxr_insn, kpa_after_exclusive_insn, kpa_svc_insn, kpa_hvc_insn,
+	kpa_eret_insn, kpa_msr_spsel_insn, kpa_mrs_elr_insn, kpa_mops_insn,
+	kpa_braa_insn;
+
+#endif /* _ARM64_KPROBES_ARM64_KUNIT_H */

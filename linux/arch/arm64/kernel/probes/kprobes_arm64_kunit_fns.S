@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Functions for the kprobes_arm64 KUnit suite, one per instruction class:
+ * each takes x0 and returns x0, and the variable named after it with
+ * _insn holds the address of the instruction the suite probes.  Written in assembly so that the
+ * instruction under test is exactly the one named.
+ */
+#include <linux/linkage.h>
+#include <asm/assembler.h>
+
+	.text
+
+/*
+ * PROBED(x) stores the address of the instruction after it in the
+ * variable x_insn.  A label in the text itself would show in kallsyms and
+ * split the function in two.
+ */
+#define PROBED(name)					\
+	.pushsection .rodata, "a";			\
+	.p2align 3;					\
+	.globl name##_insn;				\
+name##_insn:						\
+	.quad 9999f;					\
+	.popsection;					\
+9999:
+
+SYM_FUNC_START(kpa_bcond)
+	cmp	x0, #5
+PROBED(kpa_bcond)
+	b.lt	1f
+	mov	x0, #2
+	ret
+1:	mov	x0, #1
+	ret
+SYM_FUNC_END(kpa_bcond)
+
+SYM_FUNC_START(kpa_bcond_hi)
+	cmp	x0, #5
+PROBED(kpa_bcond_hi)
+	b.hi	1f
+	mov	x0, #2
+	ret
+1:	mov	x0, #1
+	ret
+SYM_FUNC_END(kpa_bcond_hi)
+
+SYM_FUNC_START(kpa_cbz)
+PROBED(kpa_cbz)
+	cbz	x0, 1f
+	mov	x0, #7
+	ret
+1:	mov	x0, #9
+	ret
+SYM_FUNC_END(kpa_cbz)
+
+/* The 32-bit form: x0 = 1 << 32 has w0 == 0. */
+SYM_FUNC_START(kpa_cbnz)
+PROBED(kpa_cbnz)
+	cbnz	w0, 1f
+	mov	x0, #3
+	ret
+1:	mov	x0, #4
+	ret
+SYM_FUNC_END(kpa_cbnz)
+
+/* Bit 33: the bit number's top bit is b5, bit 31 of the encoding. */
+SYM_FUNC_START(kpa_tbz)
+PROBED(kpa_tbz)
+	tbz	x0, #33, 1f
+	mov	x0, #5
+	ret
+1:	mov	x0, #6
+	ret
+SYM_FUNC_END(kpa_tbz)
+
+SYM_FUNC_START(kpa_tbnz)
+PROBED(kpa_tbnz)
+	tbnz	w0, #2, 1f
+	mov	x0, #5
+	ret
+1:	mov	x0, #6
+	ret
+SYM_FUNC_END(kpa_tbnz)
+
+SYM_FUNC_START(kpa_b)
+PROBED(kpa_b)
+	b	1f
+	mov	x0, #0
+	ret
+1:	add	x0, x0, #1
+	ret
+SYM_FUNC_END(kpa_b)
+
+SYM_FUNC_START(kpa_callee)
+	add	x0, x0, #10
+	ret
+SYM_FUNC_END(kpa_callee)
+
+SYM_FUNC_START(kpa_bl)
+	mov	x9, x30
+PROBED(kpa_bl)
+	bl	kpa_callee
+	mov	x30, x9
+	ret
+SYM_FUNC_END(kpa_bl)
+
+SYM_FUNC_START(kpa_adr)
+PROBED(kpa_adr)
+	adr	x0, kpa_bl
+	ret
+SYM_FUNC_END(kpa_adr)
+
+SYM_FUNC_START(kpa_adrp)
+PROBED(kpa_adrp)
+	adrp	x0, kpa_literals
+	ret
+SYM_FUNC_END(kpa_adrp)
+
+SYM_FUNC_START(kpa_ldr_x)
+PROBED(kpa_ldr_x)
+	ldr	x0, kpa_lit64
+	ret
+SYM_FUNC_END(kpa_ldr_x)
+
+SYM_FUNC_START(kpa_ldr_w)
+	mov	x0, #-1
+PROBED(kpa_ldr_w)
+	ldr	w0, kpa_lit32
+	ret
+SYM_FUNC_END(kpa_ldr_w)
+
+SYM_FUNC_START(kpa_ldrsw)
+PROBED(kpa_ldrsw)
+	ldrsw	x0, kpa_lit32
+	ret
+SYM_FUNC_END(kpa_ldrsw)
+
+SYM_FUNC_START(kpa_prfm)
+PROBED(kpa_prfm)
+	prfm	pldl1keep, kpa_lit64
+	add	x0, x0, #1
+	ret
+SYM_FUNC_END(kpa_prfm)
+
+SYM_FUNC_START(kpa_br)
+	adr	x1, 1f
+PROBED(kpa_br)
+	br	x1
+	mov	x0, #0
+	ret
+1:	mov	x0, #1
+	ret
+SYM_FUNC_END(kpa_br)
+
+SYM_FUNC_START(kpa_blr)
+	mov	x9, x30
+	adr	x1, kpa_callee
+PROBED(kpa_blr)
+	blr	x1
+	mov	x30, x9
+	ret
+SYM_FUNC_END(kpa_blr)
+
+SYM_FUNC_START(kpa_ret)
+	add	x0, x0, #1
+PROBED(kpa_ret)
+	ret
+SYM_FUNC_END(kpa_ret)
+
+SYM_FUNC_START(kpa_nop)
+PROBED(kpa_nop)
+	nop
+	add	x0, x0, #1
+	ret
+SYM_FUNC_END(kpa_nop)
+
+/* Returns DAIF as this code sees it. */
+SYM_FUNC_START(kpa_mrs_daif)
+PROBED(kpa_mrs_daif)
+	mrs	x0, daif
+	ret
+SYM_FUNC_END(kpa_mrs_daif)
+
+/* Masks IRQs, returns DAIF as that left it, then puts DAIF back. */
+SYM_FUNC_START(kpa_daifset)
+	mrs	x1, daif
+PROBED(kpa_daifset)
+	msr	daifset, #2
+	mrs	x0, daif
+	msr	daif, x1
+	ret
+SYM_FUNC_END(kpa_daifset)
+
+/* Sets DAIF to x0, returns what it reads back, then puts DAIF back. */
+SYM_FUNC_START(kpa_msr_daif)
+	mrs	x1, daif
+PROBED(kpa_msr_daif)
+	msr	daif, x0
+	mrs	x0, daif
+	msr	daif, x1
+	ret
+SYM_FUNC_END(kpa_msr_daif)
+
+/* Returns DAIF after a stepped instruction: the step must not leak its mask. */
+SYM_FUNC_START(kpa_daif_step)
+PROBED(kpa_daif_step)
+	add	x0, x0, #0
+	mrs	x0, daif
+	ret
+SYM_FUNC_END(kpa_daif_step)
+
+/* A signed frame: paciasp ... autiasp, with the autiasp probed. */
+SYM_FUNC_START(kpa_autiasp)
+	hint	#25			/* paciasp */
+	stp	x29, x30, [sp, #-16]!
+	add	x0, x0, #1
+	ldp	x29, x30, [sp], #16
+PROBED(kpa_autiasp)
+	hint	#29			/* autiasp */
+	ret
+SYM_FUNC_END(kpa_autiasp)
+
+/* retaa: only called where the CPU has pointer authentication. */
+SYM_FUNC_START(kpa_retaa)
+	hint	#25			/* paciasp */
+	add	x0, x0, #1
+PROBED(kpa_retaa)
+	.inst	0xd65f0bff		/* retaa */
+SYM_FUNC_END(kpa_retaa)
+
+SYM_FUNC_START(kpa_stack)
+PROBED(kpa_stack)
+	stp	x29, x30, [sp, #-32]!
+	str	x0, [sp, #16]
+	ldr	x1, [sp, #16]
+	add	x0, x1, x0
+	ldp	x29, x30, [sp], #32
+	ret
+SYM_FUNC_END(kpa_stack)
+
+/*
+ * Loads the 16-byte literal into q16 and returns its upper half: a SIMD
+ * literal load that is stepped out of line would read the slot's
+ * neighbourhood instead.  Caller holds kernel_neon_begin().
+ */
+SYM_FUNC_START(kpa_ldr_q)
+PROBED(kpa_ldr_q)
+	ldr	q16, kpa_lit128
+	mov	x0, v16.d[1]
+	ret
+SYM_FUNC_END(kpa_ldr_q)
+
+SYM_FUNC_START(kpa_ldr_d)
+	movi	v17.2d, #0xffffffffffffffff
+PROBED(kpa_ldr_d)
+	ldr	d17, kpa_lit64
+	mov	x0, v17.d[1]		/* 0: a d load clears the rest */
+	mov	x1, v17.d[0]
+	add	x0, x0, x1
+	ret
+SYM_FUNC_END(kpa_ldr_d)
+
+	.p2align 4
+SYM_DATA_START_LOCAL(kpa_literals)
+kpa_lit128:
+	.quad	0x0123456789abcdef, 0xfedcba9876543210
+kpa_lit64:
+	.quad	0x1122334455667788
+kpa_lit32:
+	.word	0x80000001
+	.word	0
+SYM_DATA_END(kpa_literals)
+
+/*
+ * Never called: instructions a kprobe must refuse, each behind a label.
+ */
+SYM_FUNC_START(kpa_refused)
+PROBED(kpa_ldxr)
+	ldxr	x1, [x0]
+PROBED(kpa_in_exclusive)
+	add	x1, x1, #1
+PROBED(kpa_stxr)
+	stxr	w2, x1, [x0]
+PROBED(kpa_after_exclusive)
+	cbnz	w2, kpa_refused
+PROBED(kpa_svc)
+	svc	#0
+PROBED(kpa_hvc)
+	hvc	#0
+PROBED(kpa_eret)
+	eret
+PROBED(kpa_msr_spsel)
+	msr	spsel, #1
+PROBED(kpa_mrs_elr)
+	mrs	x0, elr_el1
+PROBED(kpa_mops)
+	.inst	0x19010440		/* cpyfp [x0]!, [x1]!, x2! */
+PROBED(kpa_braa)
+	.inst	0xd71f0820		/* braa x1, x0 */
+	ret
+SYM_FUNC_END(kpa_refused)

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * arm64 kprobes: deciding what a probed instruction needs, its slot, and
+ * planting or removing BRKs.  The hit side is in kprobes.c.
+ */
+#include <linux/kprobes_arch.h>
+#include <linux/kprobes_hit.h>
+#include <linux/extable.h>
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <asm/debug-monitors.h>
+#include <asm/insn.h>
+#include <asm/patching.h>
+#include <asm/sections.h>
+#include <asm/virt.h>
+
+#include "decode.h"
+
+static int read_kernel_text(void *dst, unsigned long src, size_t len)
+{
+	return copy_from_kernel_nofault(dst, (const void *)src, len) ? -EFAULT : 0;
+}
+
+const struct arm64_probe_policy arm64_kprobe_policy = {
+	.kernel = true,
+	.read = read_kernel_text,
+};
+
+/* How far back a probe looks for the load-exclusive that would enclose it. */
+#define EXCLUSIVE_SCAN_MAX	32
+
+/*
+ * Is @addr between a load-exclusive and its store-exclusive?  The trap
+ * around a step clears the exclusive monitor, so the store would fail on
+ * every pass and the loop around it would never end.  Sequences do not
+ * cross function boundaries, so the scan stops at the function's start.
+ */
+static bool inside_exclusive_sequence(u32 *addr)
+{
+	unsigned long size, offset = EXCLUSIVE_SCAN_MAX * AARCH64_INSN_SIZE;
+	unsigned int n;
+	u32 insn;
+
+	kallsyms_lookup_size_offset((unsigned long)addr, &size, &offset);
+	n = min_t(unsigned long, offset / AARCH64_INSN_SIZE, EXCLUSIVE_SCAN_MAX);
+	while (n--) {
+		if (aarch64_insn_read(--addr, &insn))
+			break;
+		if (arm64_insn_is_exclusive_load(insn))
+			return true;
+		if (arm64_insn_is_exclusive(insn))
+			return false;
+	}
+	return false;
+}
+
+static void refuse(struct kprobe *p, const char *why)
+{
+	pr_info_ratelimited("kprobes: %pS: %s, not probed\n", p->addr, why);
+}
+
+int arch_prepare_kprobe(struct kprobe *p)
+{
+	unsigned long addr = (unsigned long)p->addr;
+	struct arm64_probe_verdict v;
+	__le32 slot[2];
+	u32 insn;
+
+	if (!IS_ALIGNED(addr, AARCH64_INSN_SIZE))
+		return -EILSEQ;
+	/*
+	 * A fault on a kernel address does not reach kprobes on arm64, and
+	 * the fixup would be looked up at the slot: no probe on code that
+	 * relies on one.
+	 */
+	if (search_exception_tables(addr)) {
+		refuse(p, "instruction with an exception-table fixup");
+		return -EINVAL;
+	}
+	if (aarch64_insn_read(p->addr, &insn))
+		return -EFAULT;
+	v = arm64_probe_classify(insn, &arm64_kprobe_policy);
+	if (v.class == ARM64_PROBE_REFUSED) {
+		refuse(p, v.why);
+		return -EINVAL;
+	}
+	if (inside_exclusive_sequence(p->addr)) {
+		refuse(p, "inside a load/store-exclusive sequence");
+		return -EINVAL;
+	}
+	p->opcode = insn;
+	p->ainsn.class = v.class;
+	p->ainsn.insn = NULL;
+	if (v.class != ARM64_PROBE_STEP)
+		return 0;
+
+	p->ainsn.insn = kprobe_alloc_insn_slot();
+	if (!p->ainsn.insn)
+		return -ENOMEM;
+	slot[0] = cpu_to_le32(insn);
+	slot[1] = cpu_to_le32(BRK64_OPCODE_KPROBES_SS);
+	arch_write_insn_slot(p->ainsn.insn, slot, sizeof(slot));
+	return 0;
+}
+
+void arch_remove_kprobe(struct kprobe *p)
+{
+	if (p->ainsn.insn) {
+		kprobe_free_insn_slot(p->ainsn.insn);
+		p->ainsn.insn = NULL;
+	}
+}
+
+/*
+ * A CPU only enters a slot through an exception return, which is context
+ * synchronising, so cleaning the caches to the point of unification (as
+ * the copy does) is all a new slot needs.
+ */
+void arch_write_insn_slot(void *slot, const void *insn, size_t len)
+{
+	aarch64_insn_copy(slot, (void *)insn, len);
+}
+
+/*
+ * An arbitrary instruction may not be replaced by a BRK while another
+ * CPU may execute it, so patching stops the machine; a batch pays for
+ * that once.  When the arrays cannot be had, chunks on the stack still
+ * keep it to one stop per BATCH_ON_STACK probes.
+ */
+#define BATCH_ON_STACK	16
+
+static void patch_chunk(struct kprobe **kps, int n, bool arm, void **addrs,
+			u32 *insns)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		addrs[i] = kps[i]->addr;
+		insns[i] = arm ? BRK64_OPCODE_KPROBES : kps[i]->opcode;
+	}
+	WARN_ON_ONCE(aarch64_insn_patch_text(addrs, insns, n));
+}
+
+static void patch_breakpoints(struct kprobe **kps, int n, bool arm)
+{
+	void *stack_addrs[BATCH_ON_STACK];
+	u32 stack_insns[BATCH_ON_STACK];
+	void **addrs = NULL;
+	u32 *insns = NULL;
+	int i;
+
+	if (n > BATCH_ON_STACK) {
+		addrs = kvmalloc_array(n, sizeof(*addrs), GFP_KERNEL);
+		insns = kvmalloc_array(n, sizeof(*insns), GFP_KERNEL);
+	}
+	if (addrs && insns) {
+		patch_chunk(kps, n, arm, addrs, insns);
+	} else {
+		for (i = 0; i < n; i += BATCH_ON_STACK)
+			patch_chunk(kps + i, min(n - i, BATCH_ON_STACK), arm,
+				    stack_addrs, stack_insns);
+	}
+	kvfree(addrs);
+	kvfree(insns);
+}
+
+void arch_arm_kprobes(struct kprobe **kps, int n)
+{
+	patch_breakpoints(kps, n, true);
+}
+
+void arch_disarm_kprobes(struct kprobe **kps, int n)
+{
+	patch_breakpoints(kps, n, false);
+}
+
+/*
+ * A BTI at a function's entry is its landing pad: an entry probe goes
+ * after it.  Never past a PACIASP, though: a kretprobe must swap x30
+ * before it is signed.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry)
+{
+	u32 insn;
+
+	if ((!offset || offset == AARCH64_INSN_SIZE) &&
+	    !aarch64_insn_read((void *)addr, &insn) && aarch64_insn_is_bti(insn)) {
+		*on_func_entry = true;
+		return (kprobe_opcode_t *)(addr + AARCH64_INSN_SIZE);
+	}
+	*on_func_entry = !offset;
+	return (kprobe_opcode_t *)(addr + offset);
+}
+
+/*
+ * Text that runs before, or outside, the state a BRK handler needs: the
+ * exception vectors and entry code, and the hypervisor's text (its
+ * identity-mapped part only matters when the kernel is not itself at EL2).
+ */
+int arch_populate_kprobe_blacklist(void)
+{
+	const struct {
+		char *start, *end;
+		bool only_at_el1;
+	} ranges[] = {
+		{ __entry_text_start, __entry_text_end },
+		{ __irqentry_text_start, __irqentry_text_end },
+		{ __hyp_text_start, __hyp_text_end },
+		{ __hyp_idmap_text_start, __hyp_idmap_text_end, true },
+	};
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(ranges); i++) {
+		if (ranges[i].only_at_el1 && is_kernel_in_hyp_mode())
+			continue;
+		err = kprobe_add_area_blacklist((unsigned long)ranges[i].start,
+						(unsigned long)ranges[i].end);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* BRKs reach the handlers through debug-monitors.c: nothing to hook. */
+int __init arch_init_kprobes(void)
+{
+	return 0;
+}

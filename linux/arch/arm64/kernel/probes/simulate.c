@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Carry out, on pt_regs, the A64 instructions a probe cannot run out of
+ * line: those whose result depends on the pc, and those that read or
+ * write state the trap around an out-of-line step would clobber.  Runs
+ * inside the breakpoint handler (kprobes) or the uprobe hit path, so it
+ * takes no locks and calls nothing that could itself be probed but the
+ * policy's memory read.
+ */
+#include <linux/bitfield.h>
+#include <linux/bits.h>
+#include <linux/kprobes.h>
+#include <asm/daifflags.h>
+#include <asm/ptrace.h>
+
+#include "decode.h"
+
+/* Register @nr as a source or destination, where 31 means xzr. */
+static u64 get_x(struct pt_regs *regs, unsigned int nr)
+{
+	return nr == 31 ? 0 : regs->regs[nr];
+}
+NOKPROBE_SYMBOL(get_x);
+
+static void set_x(struct pt_regs *regs, unsigned int nr, u64 val)
+{
+	if (nr != 31)
+		regs->regs[nr] = val;
+}
+NOKPROBE_SYMBOL(set_x);
+
+/* A signed field of @insn, from bit @lo, @width bits wide. */
+static s64 sfield(u32 insn, unsigned int lo, unsigned int width)
+{
+	return sign_extend64(insn >> lo, width - 1);
+}
+NOKPROBE_SYMBOL(sfield);
+
+/* Does condition @cond (b.cond, encoding order) hold for @pstate? */
+static bool cond_holds(unsigned int cond, u64 pstate)
+{
+	bool n = pstate & PSR_N_BIT, z = pstate & PSR_Z_BIT;
+	bool c = pstate & PSR_C_BIT, v = pstate & PSR_V_BIT;
+	bool r;
+
+	switch (cond >> 1) {
+	case 0:				/* eq */
+		r = z;
+		break;
+	case 1:				/* cs */
+		r = c;
+		break;
+	case 2:				/* mi */
+		r = n;
+		break;
+	case 3:				/* vs */
+		r = v;
+		break;
+	case 4:				/* hi */
+		r = c && !z;
+		break;
+	case 5:				/* ge */
+		r = n == v;
+		break;
+	case 6:				/* gt */
+		r = n == v && !z;
+		break;
+	default:			/* al, nv */
+		return true;
+	}
+	return (cond & 1) ? !r : r;
+}
+NOKPROBE_SYMBOL(cond_holds);
+
+/*
+ * Authenticate @ptr against @modifier with the kernel's instruction key A
+ * or B, as retaa/retab do.  A pointer that fails comes back poisoned (or
+ * the CPU traps, with FEAT_FPAC), as it would in place.  The 1716 forms
+ * are hints, so this assembles for any CPU.
+ */
+static u64 auth_kernel_ptr(u64 ptr, u64 modifier, bool key_b)
+{
+	register u64 x17 asm("x17") = ptr;
+	register u64 x16 asm("x16") = modifier;
+
+	if (key_b)
+		asm volatile("hint #14" : "+r"(x17) : "r"(x16));	/* autib1716 */
+	else
+		asm volatile("hint #12" : "+r"(x17) : "r"(x16));	/* autia1716 */
+	return x17;
+}
+NOKPROBE_SYMBOL(auth_kernel_ptr);
+
+/* Load vector register @nr with the 16 bytes at @src. */
+#define LOAD_Q(n)							\
+	case n:								\
+		asm volatile("ldr q" #n ", [%0]" : : "r"(src) : "memory");\
+		break
+
+/*
+ * The FP/SIMD registers of kernel code are live in the CPU while the
+ * breakpoint handler runs (nothing on the exception path touches them),
+ * so the probed context's vN is the CPU's vN.
+ */
+static void load_vreg(unsigned int nr, const void *src)
+{
+	switch (nr) {
+	LOAD_Q(0); LOAD_Q(1); LOAD_Q(2); LOAD_Q(3);
+	LOAD_Q(4); LOAD_Q(5); LOAD_Q(6); LOAD_Q(7);
+	LOAD_Q(8); LOAD_Q(9); LOAD_Q(10); LOAD_Q(11);
+	LOAD_Q(12); LOAD_Q(13); LOAD_Q(14); LOAD_Q(15);
+	LOAD_Q(16); LOAD_Q(17); LOAD_Q(18); LOAD_Q(19);
+	LOAD_Q(20); LOAD_Q(21); LOAD_Q(22); LOAD_Q(23);
+	LOAD_Q(24); LOAD_Q(25); LOAD_Q(26); LOAD_Q(27);
+	LOAD_Q(28); LOAD_Q(29); LOAD_Q(30); LOAD_Q(31);
+	}
+}
+NOKPROBE_SYMBOL(load_vreg);
+
+static bool load_literal(u32 insn, unsigned long addr, struct pt_regs *regs,
+			 const struct arm64_probe_policy *pol, bool fp)
+{
+	unsigned long src = addr + (sfield(insn, 5, 19) << 2);
+	unsigned int opc = insn >> 30, rt = insn & 0x1f;
+	u64 buf[2] = { 0, 0 };
+	size_t len;
+
+	if (fp)
+		len = 4 << opc;			/* s, d, q */
+	else
+		len = opc == 1 ? 8 : 4;		/* x; w and ldrsw */
+	if (pol->read(buf, src, len))
+		return false;
+	if (fp) {
+		load_vreg(rt, buf);
+		return true;
+	}
+	if (opc == 2)
+		set_x(regs, rt, (s64)(s32)buf[0]);
+	else
+		set_x(regs, rt, opc == 0 ? (u32)buf[0] : buf[0]);
+	return true;
+}
+NOKPROBE_SYMBOL(load_literal);
+
+/**
+ * arm64_probe_simulate() - execute @insn on @regs as if it ran at @addr
+ * @insn: the instruction
+ * @class: its class, from arm64_probe_classify() with @pol
+ * @addr: where it lives
+ * @regs: the probed context; pc must be @addr
+ * @pol: the probe user's policy (how to read a literal)
+ *
+ * Return: true when done; false, with @regs unchanged, when a literal
+ * could not be read.
+ */
+bool arm64_probe_simulate(u32 insn, enum arm64_probe_class class,
+			  unsigned long addr, struct pt_regs *regs,
+			  const struct arm64_probe_policy *pol)
+{
+	unsigned long next = addr + AARCH64_INSN_SIZE;
+	unsigned int rt = insn & 0x1f, bit;
+	u64 val, target = next;
+	bool taken;
+
+	switch (class) {
+	case ARM64_PROBE_NOP:
+		break;
+	case ARM64_PROBE_B:
+		if (insn & BIT(31))		/* bl */
+			regs->regs[30] = next;
+		target = addr + (sfield(insn, 0, 26) << 2);
+		break;
+	case ARM64_PROBE_BCOND:
+		if (cond_holds(insn & 0xf, regs->pstate))
+			target = addr + (sfield(insn, 5, 19) << 2);
+		break;
+	case ARM64_PROBE_CBZ:
+		val = get_x(regs, rt);
+		if (!(insn & BIT(31)))
+			val = (u32)val;
+		taken = (insn & BIT(24)) ? val != 0 : val == 0;
+		if (taken)
+			target = addr + (sfield(insn, 5, 19) << 2);
+		break;
+	case ARM64_PROBE_TBZ:
+		bit = ((insn >> 31) << 5) | ((insn >> 19) & 0x1f);
+		taken = !!(get_x(regs, rt) & BIT_ULL(bit)) == !!(insn & BIT(24));
+		if (taken)
+			target = addr + (sfield(insn, 5, 14) << 2);
+		break;
+	case ARM64_PROBE_ADR:
+		val = (sfield(insn, 5, 19) << 2) | ((insn >> 29) & 3);
+		if (insn & BIT(31))		/* adrp */
+			val = (addr & ~0xfffUL) + (val << 12);
+		else
+			val += addr;
+		set_x(regs, rt, val);
+		break;
+	case ARM64_PROBE_BR_REG:
+		/* Read before blr x30 overwrites it. */
+		target = get_x(regs, (insn >> 5) & 0x1f);
+		if (((insn >> 21) & 0xf) == 1)	/* blr */
+			regs->regs[30] = next;
+		break;
+	case ARM64_PROBE_RET_AUTH:
+		target = auth_kernel_ptr(regs->regs[30], regs->sp, insn & BIT(10));
+		break;
+	case ARM64_PROBE_LDR_LIT:
+	case ARM64_PROBE_LDR_LIT_FP:
+		if (!load_literal(insn, addr, regs, pol,
+				  class == ARM64_PROBE_LDR_LIT_FP))
+			return false;
+		break;
+	case ARM64_PROBE_MRS_DAIF:
+		set_x(regs, rt, regs->pstate & DAIF_MASK);
+		break;
+	case ARM64_PROBE_MSR_DAIF:
+		regs->pstate = (regs->pstate & ~DAIF_MASK) |
+			       (get_x(regs, rt) & DAIF_MASK);
+		break;
+	case ARM64_PROBE_MSR_DAIF_IMM:
+		/* CRm holds D, A, I, F in the order of PSTATE bits 9..6. */
+		val = (u64)((insn >> 8) & 0xf) << 6;
+		if (insn & BIT(5))		/* daifclr */
+			regs->pstate &= ~val;
+		else
+			regs->pstate |= val;
+		break;
+	default:
+		return false;
+	}
+	regs->pc = target;
+	/*
+	 * BTYPE is not emulated: it ends clear, so a simulated indirect
+	 * branch skips the landing-pad check at its target.
+	 */
+	regs->pstate &= ~PSR_BTYPE_MASK;
+	return true;
+}
+NOKPROBE_SYMBOL(arm64_probe_simulate);
