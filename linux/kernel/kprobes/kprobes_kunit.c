@@ -504,7 +504,6 @@ static void kpk_reentry_on_breakpoint_path(struct kunit *test)
 	unregister_kprobe(&recursing);
 }
 
-#ifdef CONFIG_KPROBES_ON_FTRACE
 static int other_calls;
 
 static void kpk_other_ipmodify(unsigned long ip, unsigned long parent_ip,
@@ -515,25 +514,29 @@ static void kpk_other_ipmodify(unsigned long ip, unsigned long parent_ip,
 
 static struct ftrace_ops kpk_ipmodify_ops = {
 	.func = kpk_other_ipmodify,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.flags = FTRACE_OPS_FL_SAVE_REGS_IF_SUPPORTED | FTRACE_OPS_FL_IPMODIFY,
 };
 
 /*
  * Another ftrace user that may change ip (livepatch, say) owns
- * kpk_target's call site: a probe there still registers, and both run.
+ * kpk_target's call site: a probe on the function still registers, and
+ * both run.  The probe is itself on the call site where the port probes
+ * ftrace sites, and a breakpoint before it where the site comes later in
+ * the function (arm64).
  */
 static void kpk_ftrace_site_shared(struct kunit *test)
 {
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {
 		.symbol_name = "kpk_target", .pre_handler = count_pre });
-	unsigned long ip = (unsigned long)kpk_target;
+	unsigned long ip = ftrace_location((unsigned long)kpk_target);
 
+	KUNIT_ASSERT_NE(test, ip, 0UL);
 	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 0, 0), 0);
 	KUNIT_ASSERT_EQ(test, register_ftrace_function(&kpk_ipmodify_ops), 0);
 	reset_counts();
 	other_calls = 0;
 	KUNIT_EXPECT_EQ(test, register_kprobe(kp), 0);
-	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(kp));
+	KUNIT_EXPECT_EQ(test, kprobe_ftrace(kp), (unsigned long)kp->addr == ip);
 	KUNIT_EXPECT_EQ(test, call_target(1), 4);
 	KUNIT_EXPECT_EQ(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, other_calls, 1);
@@ -542,6 +545,7 @@ static void kpk_ftrace_site_shared(struct kunit *test)
 	ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 1, 0);
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
 static int refuse_hooks(struct kprobe **kps, int n)
 {
 	return -EBUSY;
@@ -600,17 +604,62 @@ static void kpk_arming_failure_leaves_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits, 2);
 	unregister_kprobes(batch, ARRAY_SIZE(batch));
 }
-#else
-static void kpk_ftrace_site_shared(struct kunit *test)
+#endif
+
+static kprobe_opcode_t *no_slot(void)
 {
-	kunit_skip(test, "needs probes on ftrace sites");
+	return NULL;
 }
 
-static void kpk_arming_failure_leaves_nothing(struct kunit *test)
+/*
+ * No instruction slot can be had: a probe that needs one fails with
+ * -ENOMEM, and a batch holding it leaves none of its probes behind,
+ * whichever way the others would have been hit.
+ */
+static void kpk_slot_failure_leaves_nothing(struct kunit *test)
 {
-	kunit_skip(test, "needs probes on ftrace sites");
+	struct kprobe *entry = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre });
+	struct kprobe *body = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_body", .pre_handler = count_pre,
+		.post_handler = count_post });
+	struct kprobe *batch[] = { entry, body };
+	unsigned long size = kpk_body_size(test);
+	unsigned int off;
+	int err = 0;
+
+	kunit_activate_static_stub(test, kprobe_alloc_insn_slot, no_slot);
+	/* An instruction in kpk_body that runs out of line. */
+	for (off = 1; off < size; off++) {
+		body->offset = off;
+		body->addr = NULL;
+		err = register_kprobe(body);
+		if (err == -ENOMEM)
+			break;
+		if (!err)
+			unregister_kprobe(body);
+	}
+	KUNIT_ASSERT_EQ(test, err, -ENOMEM);
+	KUNIT_EXPECT_FALSE(test, kprobe_registered(body));
+	body->addr = NULL;
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(batch, ARRAY_SIZE(batch)), -ENOMEM);
+	KUNIT_EXPECT_FALSE(test, kprobe_registered(entry));
+	KUNIT_EXPECT_FALSE(test, kprobe_registered(body));
+	KUNIT_EXPECT_PTR_EQ(test, entry->addr, NULL);
+	reset_counts();
+	call_target(1);
+	call_body(3);
+	KUNIT_EXPECT_EQ(test, hits, 0);
+	kunit_deactivate_static_stub(test, kprobe_alloc_insn_slot);
+
+	/* With slots to be had again the same probes register and hit. */
+	KUNIT_ASSERT_EQ(test, register_kprobes(batch, ARRAY_SIZE(batch)), 0);
+	call_target(1);
+	KUNIT_EXPECT_EQ(test, call_body(3), kpk_body_expected(3));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	unregister_kprobes(batch, ARRAY_SIZE(batch));
 }
-#endif
 
 /* Only run during boot: its text is freed with the rest of init memory. */
 static noinline int __init kpk_init_target(int x)
@@ -847,7 +896,10 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_body_probes_optimized),
 	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
 	KUNIT_CASE(kpk_ftrace_site_shared),
+#ifdef CONFIG_KPROBES_ON_FTRACE
 	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
+#endif
+	KUNIT_CASE(kpk_slot_failure_leaves_nothing),
 	KUNIT_CASE(kpk_init_text_goes_away),
 	KUNIT_CASE(kpk_revived_site_decodes_text),
 	KUNIT_CASE(kpk_module_blacklist_arrives_late),

@@ -151,9 +151,8 @@ KUNIT_DEFINE_ACTION_WRAPPER(stop_hot_caller_action, stop_hot_caller,
 			    struct hot_caller *);
 
 /* Used by the jump-optimization cases only. */
-static __maybe_unused struct hot_caller *start_hot_caller(struct kunit *test,
-					   int (*fn)(int x),
-					   int (*expected)(int x))
+static __maybe_unused struct hot_caller *
+start_hot_caller(struct kunit *test, int (*fn)(int x), int (*expected)(int x))
 {
 	struct hot_caller *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 
