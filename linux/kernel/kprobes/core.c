@@ -230,6 +230,24 @@ static bool in_cfi_preamble(unsigned long addr)
 }
 
 /*
+ * Ftrace owns its call sites and rewrites them, checking what it finds
+ * there; without KPROBES_ON_FTRACE a breakpoint cannot sit on one.  An
+ * earlier instruction of the function (arm64 puts the site after a nop
+ * or BTI) still can: say where.
+ */
+static void refuse_ftrace_site(unsigned long addr)
+{
+	unsigned long size, offset;
+
+	if (kallsyms_lookup_size_offset(addr, &size, &offset) && offset)
+		pr_info_ratelimited("%pS is an ftrace call site, not probed: probe %pS instead\n",
+				    (void *)addr, (void *)(addr - offset));
+	else
+		pr_info_ratelimited("%pS is an ftrace call site, not probed\n",
+				    (void *)addr);
+}
+
+/*
  * Can the text at @addr take a probe?  On success *@modp holds a reference
  * on the module that owns the text (NULL for the kernel image), so it
  * cannot go away while the probe is being planted.
@@ -244,8 +262,10 @@ static int check_probe_text(struct kprobe *probe, struct module **modp)
 	*modp = NULL;
 	ftrace_addr = ftrace_location(addr);
 	if (ftrace_addr == addr) {
-		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
+			refuse_ftrace_site(addr);
 			return -EINVAL;
+		}
 		probe->flags |= KPROBE_FLAG_FTRACE;
 	} else if (ftrace_addr && ftrace_addr < addr) {
 		/* Inside the ftrace call site, not at its start. */
