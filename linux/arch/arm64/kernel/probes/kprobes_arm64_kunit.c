@@ -4,13 +4,17 @@
  * simulates or steps, probed on a function built around it and checked
  * against the unprobed run (branches taken and not taken), the classes it
  * refuses and their errno, SIMD literal loads and pointer authentication,
- * all of these probed at once, and a kretprobe over a signed frame.  The
+ * all of these probed at once, a kretprobe over a signed frame and an
+ * ftrace call site refused next to a working entry probe.  The
  * arch-neutral cases are kernel/kprobes/kprobes_kunit.c.
  */
 #include <kunit/test.h>
 #include <linux/kprobes.h>
 #include <linux/kprobes_hit.h>
+#include <linux/ftrace.h>
 #include <linux/irqflags.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <asm/neon.h>
 #include <asm/simd.h>
 #include <asm/sysreg.h>
@@ -319,6 +323,35 @@ static void kpa_kretprobe_signed_frame(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret_value, 42);
 }
 
+/*
+ * arm64 functions reach ftrace through a call site after their first
+ * instruction.  A probe on the site itself is refused (ftrace rewrites
+ * it); one on the function, before the site, works alongside ftrace.
+ */
+static void kpa_ftrace_call_site(struct kunit *test)
+{
+	unsigned long entry = (unsigned long)kstrdup;
+	unsigned long site = ftrace_location(entry);
+	struct kprobe *on_site = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)site, .pre_handler = count_pre });
+	struct kprobe *on_entry = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kstrdup", .pre_handler = count_pre });
+	char *copy;
+
+	if (!site)
+		kunit_skip(test, "kstrdup is not traceable here");
+	KUNIT_EXPECT_GT(test, site, entry);
+	KUNIT_EXPECT_EQ(test, register_kprobe(on_site), -EINVAL);
+	KUNIT_ASSERT_EQ(test, register_kprobe(on_entry), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)on_entry->addr, entry);
+	hits = 0;
+	copy = kstrdup("kprobes", GFP_KERNEL);
+	KUNIT_EXPECT_STREQ(test, copy, "kprobes");
+	kfree(copy);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(on_entry);
+}
+
 static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE_PARAM(kpa_each_class, kpa_class_gen_params),
 	KUNIT_CASE(kpa_every_instruction),
@@ -326,6 +359,7 @@ static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE(kpa_simd_literal_load),
 	KUNIT_CASE(kpa_retaa_simulated),
 	KUNIT_CASE(kpa_kretprobe_signed_frame),
+	KUNIT_CASE(kpa_ftrace_call_site),
 	{}
 };
 
