@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <kunit/static_stub.h>
 #include <linux/kprobes.h>
+#include <linux/kallsyms.h>
 #include <linux/kthread.h>
 #include <linux/delay.h>
 #include <linux/timekeeping.h>
@@ -295,6 +296,135 @@ static void krc_kretprobe_leaves_shared_site(struct kunit *test)
 	unregister_kretprobe(&krp);
 }
 
+/*
+ * Slots freed during a case are filled with instructions that trap and
+ * kept out of reuse, so a hit that still runs in one after it was freed
+ * oopses.  When a hot caller is named, each free also lets it make a few
+ * more calls first.
+ */
+#define QUARANTINE_MAX	64
+
+static struct hot_caller *quarantine_caller;
+static kprobe_opcode_t *quarantine[QUARANTINE_MAX];
+static int nr_quarantined;
+
+static void quarantine_slot(kprobe_opcode_t *slot)
+{
+	struct hot_caller *h = quarantine_caller;
+	/* What traps on every port: int3 on x86, udf #0 on arm64. */
+	u8 poison[KPROBE_INSN_SLOT_SIZE];
+	long calls;
+	u64 deadline;
+
+	memset(poison, IS_ENABLED(CONFIG_X86) ? 0xcc : 0, sizeof(poison));
+	arch_write_insn_slot(slot, poison, sizeof(poison));
+	if (nr_quarantined < QUARANTINE_MAX)
+		quarantine[nr_quarantined++] = slot;
+	if (!h)
+		return;
+	calls = atomic_long_read(&h->calls) + 3;
+	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+	while (atomic_long_read(&h->calls) < calls && !past(deadline))
+		cpu_relax();
+}
+
+/* After the stub is gone: give the slots back for real. */
+static void release_quarantine(void *unused)
+{
+	quarantine_caller = NULL;
+	while (nr_quarantined)
+		kprobe_free_insn_slot(quarantine[--nr_quarantined]);
+}
+
+
+/*
+ * A probe is unregistered while another CPU's hit on it is between its
+ * pre_handler and the out-of-line copy of the instruction: the slot must
+ * outlive that hit.  The other CPU's pre_handler holds it there until the
+ * unregistration has detached the probe (the first thing it does), then
+ * a little longer, before it goes on to the slot; slots freed meanwhile
+ * are poisoned.  (The disarming that follows waits for that CPU on every
+ * port, so what this checks is that nothing frees the slot before.)
+ */
+static bool detached;
+
+static int hold_until_detached(struct kprobe *kp, struct pt_regs *regs)
+{
+	u64 deadline;
+
+	if (current != READ_ONCE(holder))
+		return 0;
+	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+	WRITE_ONCE(holding, true);
+	/* A lone probe is on the core's list until it is detached. */
+	while (!list_empty(&kp->list) && !past(deadline))
+		cpu_relax();
+	WRITE_ONCE(detached, list_empty(&kp->list));
+	mdelay(20);
+	return 0;
+}
+
+static void krc_slot_outlives_stepping_hit(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
+	unsigned long size, offset;
+	struct task_struct *task;
+	int freed;
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)krc_target,
+							    &size, &offset));
+	nr_quarantined = 0;
+	quarantine_caller = NULL;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, release_quarantine,
+							NULL), 0);
+	kunit_activate_static_stub(test, kprobe_free_insn_slot, quarantine_slot);
+
+	/*
+	 * The first instruction that runs from a slot (a post_handler keeps
+	 * it from being boosted or optimized): the one whose probe frees a
+	 * slot when it goes.
+	 */
+	for (offset = 0; offset < size; offset++) {
+		*kp = (struct kprobe) { .addr = (void *)krc_target + offset,
+					.pre_handler = hold_until_detached,
+					.post_handler = count_post };
+		if (register_kprobe(kp))
+			continue;
+		freed = nr_quarantined;
+		unregister_kprobe(kp);
+		if (nr_quarantined > freed)
+			break;
+	}
+	KUNIT_ASSERT_LT(test, offset, size);
+
+	holding = false;
+	detached = false;
+	held_call_done = false;
+	WRITE_ONCE(holder, NULL);
+	*kp = (struct kprobe) { .addr = (void *)krc_target + offset,
+				.pre_handler = hold_until_detached,
+				.post_handler = count_post };
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	freed = nr_quarantined;
+	task = run_elsewhere(test, call_target_once, NULL);
+	if (!wait_for_flag(&holding)) {
+		kthread_stop(task);
+		put_task_struct(task);
+		KUNIT_FAIL(test, "the other CPU never hit the probe");
+		return;
+	}
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_TRUE(test, wait_for_flag(&held_call_done));
+	kthread_stop(task);
+	put_task_struct(task);
+	WRITE_ONCE(holder, NULL);
+
+	/* The window was open, the slot was freed, and the hit was right. */
+	KUNIT_EXPECT_TRUE(test, detached);
+	KUNIT_EXPECT_GT(test, nr_quarantined, freed);
+	KUNIT_EXPECT_EQ(test, held_result, krc_target_expected(3));
+}
+
 #if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
 /*
  * (x + 7) * 3 + x, with a first instruction (2 bytes) shorter than the
@@ -417,39 +547,6 @@ static void krc_post_handler_joins_optimized_site(struct kunit *test)
  * hit sent into a detour after it was freed runs into a breakpoint nobody
  * owns and oopses.
  */
-#define QUARANTINE_MAX	64
-
-static struct hot_caller *quarantine_caller;
-static kprobe_opcode_t *quarantine[QUARANTINE_MAX];
-static int nr_quarantined;
-
-static void quarantine_slot(kprobe_opcode_t *slot)
-{
-	struct hot_caller *h = quarantine_caller;
-	u8 poison[KPROBE_INSN_SLOT_SIZE];
-	long calls;
-	u64 deadline;
-
-	memset(poison, INT3_INSN_OPCODE, sizeof(poison));
-	arch_write_insn_slot(slot, poison, sizeof(poison));
-	if (nr_quarantined < QUARANTINE_MAX)
-		quarantine[nr_quarantined++] = slot;
-	if (!h)
-		return;
-	calls = atomic_long_read(&h->calls) + 3;
-	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
-	while (atomic_long_read(&h->calls) < calls && !past(deadline))
-		cpu_relax();
-}
-
-/* After the stub is gone: give the slots back for real. */
-static void release_quarantine(void *unused)
-{
-	quarantine_caller = NULL;
-	while (nr_quarantined)
-		kprobe_free_insn_slot(quarantine[--nr_quarantined]);
-}
-
 static void krc_probe_inside_region_under_hits(struct kunit *test)
 {
 	int (*fn)(int x) = krc_opt_fn(test);
@@ -501,6 +598,7 @@ static void krc_probe_inside_region_under_hits(struct kunit *test)
 
 static struct kunit_case kprobes_race_cases[] = {
 	KUNIT_CASE(krc_kretprobe_leaves_shared_site),
+	KUNIT_CASE(krc_slot_outlives_stepping_hit),
 	KUNIT_CASE(krc_post_handler_joins_optimized_site),
 	KUNIT_CASE_SLOW(krc_probe_inside_region_under_hits),
 	{}
