@@ -36,16 +36,21 @@ static void restore_outer(struct kprobe_ctlblk *kcb)
 }
 NOKPROBE_SYMBOL(restore_outer);
 
+/*
+ * The helpers of the hit path below are inlined into the BRK handlers:
+ * a call with its signed frame is a measurable part of a hit.
+ */
+
 /* The instruction has executed (or was simulated): finish the hit. */
-static void finish_hit(struct kprobe *probe, struct pt_regs *regs,
-		       struct kprobe_ctlblk *kcb, bool reentered)
+static __always_inline void finish_hit(struct kprobe *probe,
+				       struct pt_regs *regs,
+				       struct kprobe_ctlblk *kcb, bool reentered)
 {
 	if (reentered)
 		restore_outer(kcb);
 	else
 		kprobe_hit_end(probe, regs);
 }
-NOKPROBE_SYMBOL(finish_hit);
 
 /*
  * Run the probed instruction for a hit whose pc is the probed address.
@@ -53,8 +58,8 @@ NOKPROBE_SYMBOL(finish_hit);
  * masked, so nothing runs on this CPU between the copy and the BRK after
  * it.
  */
-static int replay(struct kprobe *probe, struct pt_regs *regs,
-		  struct kprobe_ctlblk *kcb, bool reentered)
+static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
+				  struct kprobe_ctlblk *kcb, bool reentered)
 {
 	if (probe->ainsn.class != ARM64_PROBE_STEP) {
 		if (arm64_probe_simulate(probe->opcode, probe->ainsn.class,
@@ -79,7 +84,6 @@ static int replay(struct kprobe *probe, struct pt_regs *regs,
 	regs->pc = (unsigned long)probe->ainsn.insn;
 	return DBG_HOOK_HANDLED;
 }
-NOKPROBE_SYMBOL(replay);
 
 /* A probe was hit while this CPU was already handling one. */
 static int reenter(struct kprobe *probe, struct pt_regs *regs,
@@ -98,6 +102,21 @@ static int reenter(struct kprobe *probe, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(reenter);
 
+/*
+ * A kprobes BRK with no probe at its address.  Another CPU may have
+ * removed the probe after this one trapped on it; then the BRK is gone:
+ * run the original.
+ */
+static noinline int no_probe_at(kprobe_opcode_t *addr)
+{
+	u32 insn;
+
+	if (!aarch64_insn_read(addr, &insn) && insn != BRK64_OPCODE_KPROBES)
+		return DBG_HOOK_HANDLED;
+	return DBG_HOOK_ERROR;
+}
+NOKPROBE_SYMBOL(no_probe_at);
+
 /**
  * kprobe_brk_handler() - a kprobes BRK hit in kernel mode
  * @regs: registers, pc at the BRK
@@ -111,19 +130,10 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	kprobe_opcode_t *addr = (kprobe_opcode_t *)instruction_pointer(regs);
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *probe, *cur = kprobe_running();
-	u32 insn;
 
 	probe = kprobe_lookup(addr);
-	if (!probe) {
-		/*
-		 * Another CPU may have removed the probe after this one
-		 * trapped on it; then the BRK is gone: run the original.
-		 */
-		if (!aarch64_insn_read(addr, &insn) &&
-		    insn != BRK64_OPCODE_KPROBES)
-			return DBG_HOOK_HANDLED;
-		return DBG_HOOK_ERROR;
-	}
+	if (unlikely(!probe))
+		return no_probe_at(addr);
 	if (cur)
 		return reenter(probe, regs, kcb);
 
