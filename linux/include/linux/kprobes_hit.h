@@ -135,7 +135,10 @@ static __always_inline struct kprobe *kprobe_lookup(const void *addr)
 	return NULL;
 }
 
-/* The user probe whose handler runs on this CPU, for fault_handler. */
+/*
+ * The probe whose handler runs on this CPU, for fault_handler: one of a
+ * site's, or a kretprobe's (a lone probe is found as the head instead).
+ */
 DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 
 /*
@@ -189,16 +192,15 @@ bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs);
 static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 						    struct pt_regs *regs)
 {
-	bool redirected;
-
 	if (kprobe_aggr(p))
 		return kprobe_site_pre_handlers(p, regs);
 	if (kprobe_disabled(p) || !p->pre_handler)
 		return false;
-	__this_cpu_write(kprobe_in_handler, p);
-	redirected = p->pre_handler(p, regs);
-	__this_cpu_write(kprobe_in_handler, NULL);
-	return redirected;
+	/*
+	 * A lone probe is its own head: kprobe_run_fault_handler() finds it
+	 * without kprobe_in_handler, which only tells a site's probes apart.
+	 */
+	return p->pre_handler(p, regs);
 }
 
 /**
@@ -212,11 +214,9 @@ static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
 	struct kprobe *probe;
 
 	if (!kprobe_aggr(p)) {
-		if (kprobe_disabled(p))
-			return;
-		__this_cpu_write(kprobe_in_handler, p);
-		p->post_handler(p, regs, 0);
-		__this_cpu_write(kprobe_in_handler, NULL);
+		/* As in kprobe_run_pre_handlers(): no kprobe_in_handler. */
+		if (!kprobe_disabled(p))
+			p->post_handler(p, regs, 0);
 		return;
 	}
 	list_for_each_entry_rcu(probe, &p->list, list) {

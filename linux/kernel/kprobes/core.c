@@ -32,7 +32,10 @@
 DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
-/* The user probe whose handler runs on this CPU, for fault_handler. */
+/*
+ * The probe whose handler runs on this CPU, for fault_handler: one of a
+ * site's, or a kretprobe's (a lone probe is found as the head instead).
+ */
 DEFINE_PER_CPU(struct kprobe *, kprobe_in_handler);
 
 /* Serialises every change to sites and probes; never taken on a hit. */
