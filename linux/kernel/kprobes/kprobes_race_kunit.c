@@ -336,7 +336,6 @@ static void release_quarantine(void *unused)
 		kprobe_free_insn_slot(quarantine[--nr_quarantined]);
 }
 
-
 /*
  * A probe is unregistered while another CPU's hit on it is between its
  * pre_handler and the out-of-line copy of the instruction: the slot must
