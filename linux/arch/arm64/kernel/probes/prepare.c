@@ -9,6 +9,7 @@
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
 #include <asm/patching.h>
@@ -39,14 +40,17 @@ const struct arm64_probe_policy arm64_kprobe_policy = {
 static bool inside_exclusive_sequence(u32 *addr)
 {
 	unsigned long size, offset = EXCLUSIVE_SCAN_MAX * AARCH64_INSN_SIZE;
+	__le32 window[EXCLUSIVE_SCAN_MAX];
 	unsigned int n;
 	u32 insn;
 
 	kallsyms_lookup_size_offset((unsigned long)addr, &size, &offset);
 	n = min_t(unsigned long, offset / AARCH64_INSN_SIZE, EXCLUSIVE_SCAN_MAX);
+	/* One read for the window: registering many probes adds up. */
+	if (copy_from_kernel_nofault(window, addr - n, n * AARCH64_INSN_SIZE))
+		return false;
 	while (n--) {
-		if (aarch64_insn_read(--addr, &insn))
-			break;
+		insn = le32_to_cpu(window[n]);
 		if (arm64_insn_is_exclusive_load(insn))
 			return true;
 		if (arm64_insn_is_exclusive(insn))
