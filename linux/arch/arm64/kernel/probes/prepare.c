@@ -118,12 +118,18 @@ void arch_remove_kprobe(struct kprobe *p)
 
 /*
  * A CPU only enters a slot through an exception return, which is context
- * synchronising, so cleaning the caches to the point of unification (as
- * the copy does) is all a new slot needs.
+ * synchronising, so cleaning the caches to the point of unification is
+ * all a new slot needs: no IPI to every CPU, which flush_icache_range()
+ * (and so aarch64_insn_copy()) would send for each probe.
  */
 void arch_write_insn_slot(void *slot, const void *insn, size_t len)
 {
-	aarch64_insn_copy(slot, (void *)insn, len);
+	const __le32 *words = insn;
+	u32 *to = slot;
+	size_t i;
+
+	for (i = 0; i < len / AARCH64_INSN_SIZE; i++)
+		aarch64_insn_patch_text_nosync(to + i, le32_to_cpu(words[i]));
 }
 
 /*
