@@ -5,7 +5,8 @@
  * against the unprobed run (branches taken and not taken), the classes it
  * refuses and their errno, SIMD literal loads and pointer authentication,
  * all of these probed at once, a kretprobe over a signed frame and an
- * ftrace call site refused next to a working entry probe.  The
+ * ftrace call site refused next to a working entry probe, the BRKs of a
+ * batch in and out, and the ESR a fault_handler sees.  The
  * arch-neutral cases are kernel/kprobes/kprobes_kunit.c.
  */
 #include <kunit/test.h>
@@ -13,9 +14,15 @@
 #include <linux/kprobes_hit.h>
 #include <linux/ftrace.h>
 #include <linux/irqflags.h>
+#include <linux/kallsyms.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <asm/debug-monitors.h>
+#include <asm/esr.h>
+#include <asm/insn.h>
 #include <asm/neon.h>
+#include <asm/patching.h>
 #include <asm/simd.h>
 #include <asm/sysreg.h>
 
@@ -352,6 +359,93 @@ static void kpa_ftrace_call_site(struct kunit *test)
 	unregister_kprobe(on_entry);
 }
 
+/*
+ * A batch plants its BRKs with one round of patching and takes them out
+ * with another: every word is the BRK while registered and the original
+ * afterwards.
+ */
+static void kpa_batch_plants_and_removes_brks(struct kunit *test)
+{
+	unsigned long size, offset, at = (unsigned long)kpa_stack;
+	struct kprobe **kps;
+	u32 *orig, word;
+	int i, n;
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset(at, &size, &offset));
+	n = size / AARCH64_INSN_SIZE;
+	kps = kunit_kcalloc(test, n, sizeof(*kps), GFP_KERNEL);
+	orig = kunit_kcalloc(test, n, sizeof(*orig), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kps);
+	KUNIT_ASSERT_NOT_NULL(test, orig);
+	for (i = 0; i < n; i++) {
+		kps[i] = test_probe(test, &(struct kprobe) {
+			.addr = (kprobe_opcode_t *)at + i, .pre_handler = count_pre });
+		KUNIT_ASSERT_EQ(test, aarch64_insn_read(kps[i]->addr, &orig[i]), 0);
+	}
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, n), 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, aarch64_insn_read(kps[i]->addr, &word), 0);
+		KUNIT_EXPECT_EQ(test, word, (u32)BRK64_OPCODE_KPROBES);
+	}
+	hits = 0;
+	KUNIT_EXPECT_EQ(test, kpa_stack(2), 4);
+	/* Straight-line code up to its ret; kallsyms counts padding after. */
+	for (i = 0; i < n && !aarch64_insn_is_ret(orig[i]); i++)
+		;
+	KUNIT_EXPECT_EQ(test, hits, i + 1);
+	unregister_kprobes(kps, n);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, aarch64_insn_read((void *)at + i * 4, &word), 0);
+		KUNIT_EXPECT_EQ(test, word, orig[i]);
+	}
+}
+
+/* A kernel address with nothing mapped: a vmalloc area's guard page. */
+static void *unmapped;
+static int faults;
+static u32 fault_esr;
+
+static int faulting_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned long val;
+
+	if (copy_from_kernel_nofault(&val, unmapped, sizeof(val)))
+		hits++;
+	return 0;
+}
+
+static int note_fault(struct kprobe *kp, struct pt_regs *regs, int trapnr)
+{
+	faults++;
+	fault_esr = trapnr;
+	return 0;	/* let the exception table fix it */
+}
+
+/*
+ * A handler's fault on an unmapped kernel address (which arm64 handles in
+ * do_bad_area(), not do_page_fault()) reaches the probe's fault_handler,
+ * with the ESR of a data abort from the current exception level.
+ */
+static void kpa_fault_handler_sees_esr(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpa_nop_insn,
+		.pre_handler = faulting_pre, .fault_handler = note_fault });
+	void *area = vmalloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	unmapped = area + PAGE_SIZE;
+	hits = 0;
+	faults = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_EQ(test, kpa_nop(3), 4);
+	unregister_kprobe(kp);
+	vfree(area);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, faults, 1);
+	KUNIT_EXPECT_EQ(test, ESR_ELx_EC(fault_esr), ESR_ELx_EC_DABT_CUR);
+}
+
 static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE_PARAM(kpa_each_class, kpa_class_gen_params),
 	KUNIT_CASE(kpa_every_instruction),
@@ -360,6 +454,8 @@ static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE(kpa_retaa_simulated),
 	KUNIT_CASE(kpa_kretprobe_signed_frame),
 	KUNIT_CASE(kpa_ftrace_call_site),
+	KUNIT_CASE(kpa_batch_plants_and_removes_brks),
+	KUNIT_CASE(kpa_fault_handler_sees_esr),
 	{}
 };
 
