@@ -55,15 +55,13 @@ static int kpk_body_expected(int x)
 
 /* What the handlers saw, reset by each case. */
 static int order[8], norder;
-static int hits, posts, faults, fault_trap;
+static int hits, posts;
 
 static void reset_counts(void)
 {
 	norder = 0;
 	hits = 0;
 	posts = 0;
-	faults = 0;
-	fault_trap = -1;
 }
 
 static int count_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -363,43 +361,20 @@ static void kpk_pre_handler_redirects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, call_target(5), 16);
 }
 
-/* A kernel address with nothing mapped: a vmalloc area's guard page. */
-static void *unmapped;
-
-static int faulting_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	unsigned long val;
-
-	if (copy_from_kernel_nofault(&val, unmapped, sizeof(val)))
-		hits++;
-	return 0;
-}
-
-static int note_fault(struct kprobe *kp, struct pt_regs *regs, int trapnr)
-{
-	faults++;
-	fault_trap = trapnr;
-	return 0;	/* let the exception table fix it */
-}
-
 static void kpk_fault_handler_sees_handler_fault(struct kunit *test)
 {
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {
-		.symbol_name = "kpk_target", .pre_handler = faulting_pre,
-		.fault_handler = note_fault });
-	void *area = vmalloc(PAGE_SIZE);
+		.symbol_name = "kpk_target", .pre_handler = kunit_fault_pre,
+		.fault_handler = kunit_fault_note });
 
-	KUNIT_ASSERT_NOT_NULL(test, area);
-	unmapped = area + PAGE_SIZE;
-	reset_counts();
+	kunit_fault_setup(test);
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_EXPECT_EQ(test, call_target(2), 7);
-	KUNIT_EXPECT_EQ(test, hits, 1);
-	KUNIT_EXPECT_EQ(test, faults, 1);
-	/* The number is the port's (kprobes_x86 checks x86's). */
-	KUNIT_EXPECT_NE(test, fault_trap, -1);
+	KUNIT_EXPECT_EQ(test, kunit_fault.failed_reads, 1);
+	KUNIT_EXPECT_EQ(test, kunit_fault.faults, 1);
+	/* The number is the port's (kprobes_x86 and kprobes_arm64 check it). */
+	KUNIT_EXPECT_NE(test, kunit_fault.trapnr, -1);
 	unregister_kprobe(kp);
-	vfree(area);
 }
 
 static unsigned long kpk_body_size(struct kunit *test)

@@ -400,27 +400,6 @@ static void kpa_batch_plants_and_removes_brks(struct kunit *test)
 	}
 }
 
-/* A kernel address with nothing mapped: a vmalloc area's guard page. */
-static void *unmapped;
-static int faults;
-static u32 fault_esr;
-
-static int faulting_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	unsigned long val;
-
-	if (copy_from_kernel_nofault(&val, unmapped, sizeof(val)))
-		hits++;
-	return 0;
-}
-
-static int note_fault(struct kprobe *kp, struct pt_regs *regs, int trapnr)
-{
-	faults++;
-	fault_esr = trapnr;
-	return 0;	/* let the exception table fix it */
-}
-
 /*
  * A handler's fault on an unmapped kernel address (which arm64 handles in
  * do_bad_area(), not do_page_fault()) reaches the probe's fault_handler,
@@ -430,20 +409,15 @@ static void kpa_fault_handler_sees_esr(struct kunit *test)
 {
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {
 		.addr = (kprobe_opcode_t *)kpa_nop_insn,
-		.pre_handler = faulting_pre, .fault_handler = note_fault });
-	void *area = vmalloc(PAGE_SIZE);
+		.pre_handler = kunit_fault_pre, .fault_handler = kunit_fault_note });
 
-	KUNIT_ASSERT_NOT_NULL(test, area);
-	unmapped = area + PAGE_SIZE;
-	hits = 0;
-	faults = 0;
+	kunit_fault_setup(test);
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_EXPECT_EQ(test, kpa_nop(3), 4);
 	unregister_kprobe(kp);
-	vfree(area);
-	KUNIT_EXPECT_EQ(test, hits, 1);
-	KUNIT_EXPECT_EQ(test, faults, 1);
-	KUNIT_EXPECT_EQ(test, ESR_ELx_EC(fault_esr), ESR_ELx_EC_DABT_CUR);
+	KUNIT_EXPECT_EQ(test, kunit_fault.failed_reads, 1);
+	KUNIT_EXPECT_EQ(test, kunit_fault.faults, 1);
+	KUNIT_EXPECT_EQ(test, ESR_ELx_EC((u32)kunit_fault.trapnr), ESR_ELx_EC_DABT_CUR);
 }
 
 static struct kunit_case kprobes_arm64_cases[] = {

@@ -99,7 +99,8 @@ static void kx86_boost_follows_post_handler(struct kunit *test)
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
 	struct kprobe *with_post = test_probe(test, &(struct kprobe) {});
 	struct kprobe *site;
-	int expected = kx86_body(4);
+	/* Through the pointer, so it is not moved past a registration. */
+	int expected = call_body(4);
 
 	site = find_stepped(test, kp);
 	KUNIT_ASSERT_NOT_NULL(test, site);
@@ -437,43 +438,25 @@ static void kx86_gone_head_bytes_ignored(struct kunit *test)
 }
 
 /* A page fault inside a pre_handler reaches its fault_handler as #PF. */
-static void *unmapped;
-static int fault_trap;
-
-static int faulting_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	unsigned long val;
-
-	if (copy_from_kernel_nofault(&val, unmapped, sizeof(val)))
-		hits++;
-	return 0;
-}
-
-static int note_trap(struct kprobe *kp, struct pt_regs *regs, int trapnr)
-{
-	fault_trap = trapnr;
-	return 0;	/* the exception table fixes it */
-}
-
 static void kx86_fault_handler_sees_page_fault(struct kunit *test)
 {
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {
-		.symbol_name = "kx86_body", .pre_handler = faulting_pre,
-		.fault_handler = note_trap });
-	void *area = vmalloc(PAGE_SIZE);
-	int expected = kx86_body(3);	/* before the probe is in */
+		.symbol_name = "kx86_body", .pre_handler = kunit_fault_pre,
+		.fault_handler = kunit_fault_note });
+	int expected;
 
-	KUNIT_ASSERT_NOT_NULL(test, area);
-	/* The guard page after the area: nothing is mapped there. */
-	unmapped = area + PAGE_SIZE;
-	reset_counts();
-	fault_trap = -1;
+	/*
+	 * Before the probe is in, and through the pointer: kx86_body() is
+	 * pure, so a direct call could be moved past register_kprobe().
+	 */
+	expected = call_body(3);
+	kunit_fault_setup(test);
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_EXPECT_EQ(test, call_body(3), expected);
-	KUNIT_EXPECT_EQ(test, hits, 1);
-	KUNIT_EXPECT_EQ(test, fault_trap, X86_TRAP_PF);
+	KUNIT_EXPECT_EQ(test, kunit_fault.failed_reads, 1);
+	KUNIT_EXPECT_EQ(test, kunit_fault.faults, 1);
+	KUNIT_EXPECT_EQ(test, kunit_fault.trapnr, X86_TRAP_PF);
 	unregister_kprobe(kp);
-	vfree(area);
 }
 
 static int kx86_init(struct kunit *test)
