@@ -8,6 +8,7 @@
  */
 #include <linux/bits.h>
 #include <linux/kprobes.h>
+#include <asm/cpufeature.h>
 #include <asm/insn.h>
 
 #include "decode.h"
@@ -85,11 +86,13 @@ static struct arm64_probe_verdict classify_system(u32 insn,
 		if ((insn & 0xfe0) == AARCH64_INSN_HINT_NOP)
 			return ACCEPT(ARM64_PROBE_NOP);
 		/*
-		 * A kernel BTI is a no-op once reached (slot pages are not
-		 * guarded, so stepping it checks nothing either).  A user
-		 * one is stepped, as upstream did.
+		 * Where the kernel enforces BTI, a landing pad is stepped
+		 * from a guarded slot with the BTYPE of the trap, so the
+		 * CPU checks it as it would in place; elsewhere a kernel
+		 * BTI is a no-op.  A user one is always stepped.
 		 */
-		if (pol->kernel && aarch64_insn_is_bti(insn))
+		if (pol->kernel && aarch64_insn_is_bti(insn) &&
+		    !system_supports_bti_kernel())
 			return ACCEPT(ARM64_PROBE_NOP);
 		/* PAC*, AUT*, XPACLRI, YIELD, WFE, WFI, SEV, CSDB...:
 		 * they read registers and SP only, which the step keeps.

@@ -15,7 +15,7 @@
 enum arm64_probe_class {
 	ARM64_PROBE_REFUSED,	/* must not be probed */
 	ARM64_PROBE_STEP,	/* runs the same anywhere: out of line */
-	ARM64_PROBE_NOP,	/* nop, bti, prfm literal: only pc moves */
+	ARM64_PROBE_NOP,	/* nop, prfm lit, unenforced bti: pc moves */
 	ARM64_PROBE_B,		/* b, bl */
 	ARM64_PROBE_BCOND,	/* b.cond */
 	ARM64_PROBE_CBZ,	/* cbz, cbnz */

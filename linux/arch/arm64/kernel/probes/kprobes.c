@@ -13,6 +13,7 @@
  */
 #include <linux/kprobes_arch.h>
 #include <linux/kprobes_hit.h>
+#include <asm/cpufeature.h>
 #include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
@@ -52,6 +53,28 @@ static __always_inline void finish_hit(struct kprobe *probe,
 		kprobe_hit_end(probe, regs);
 }
 
+static noinline bool report_branch_target_fault(struct kprobe *probe)
+{
+	pr_err("kprobes: indirect branch to %pS, not a landing pad\n",
+	       probe->addr);
+	return true;
+}
+NOKPROBE_SYMBOL(report_branch_target_fault);
+
+/*
+ * No simulated instruction is a landing pad, so on guarded text one
+ * reached by an indirect branch (BTYPE set) raises a Branch Target
+ * exception in place.  Simulating it would let the branch through.
+ */
+static __always_inline bool branch_target_fault(struct kprobe *probe,
+						const struct pt_regs *regs)
+{
+	if (likely(!system_supports_bti_kernel() ||
+		   !(regs->pstate & PSR_BTYPE_MASK)))
+		return false;
+	return report_branch_target_fault(probe);
+}
+
 /*
  * Run the probed instruction for a hit whose pc is the probed address.
  * Simulated classes finish here; the rest go to their slot with DAIF
@@ -62,14 +85,16 @@ static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 				  struct kprobe_ctlblk *kcb, bool reentered)
 {
 	if (probe->ainsn.class != ARM64_PROBE_STEP) {
-		if (arm64_probe_simulate(probe->opcode, probe->ainsn.class,
+		if (likely(!branch_target_fault(probe, regs)) &&
+		    arm64_probe_simulate(probe->opcode, probe->ainsn.class,
 					 (unsigned long)probe->addr, regs,
 					 &arm64_kprobe_policy)) {
 			finish_hit(probe, regs, kcb, reentered);
 			return DBG_HOOK_HANDLED;
 		}
 		/*
-		 * A literal that cannot be read: the instruction would
+		 * A literal that cannot be read, or a branch into guarded
+		 * text that is not a landing pad: the instruction would
 		 * oops in place, so let the BRK oops here, at its address.
 		 */
 		if (reentered)
@@ -138,7 +163,12 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 		return reenter(probe, regs, kcb);
 
 	if (kprobe_hit_begin(probe, regs)) {
-		/* A handler redirected execution through regs. */
+		/*
+		 * A handler redirected execution through regs, as a return
+		 * would: the BTYPE of the branch that reached the probe
+		 * must not meet the new pc's landing-pad check.
+		 */
+		regs->pstate &= ~PSR_BTYPE_MASK;
 		reset_current_kprobe();
 		return DBG_HOOK_HANDLED;
 	}

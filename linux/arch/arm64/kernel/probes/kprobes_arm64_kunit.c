@@ -6,7 +6,8 @@
  * refuses and their errno, SIMD literal loads and pointer authentication,
  * all of these probed at once, a kretprobe over a signed frame and an
  * ftrace call site refused next to a working entry probe, the BRKs of a
- * batch in and out, and the ESR a fault_handler sees.  The
+ * batch in and out, the ESR a fault_handler sees, and landing pads (BTI)
+ * reached by real and by simulated branches.  The
  * arch-neutral cases are kernel/kprobes/kprobes_kunit.c.
  */
 #include <kunit/test.h>
@@ -23,6 +24,7 @@
 #include <asm/insn.h>
 #include <asm/neon.h>
 #include <asm/patching.h>
+#include <asm/pgtable.h>
 #include <asm/simd.h>
 #include <asm/sysreg.h>
 
@@ -68,6 +70,8 @@ static const struct kpa_case kpa_cases[] = {
 	KPA("ldrsw literal", kpa_ldrsw, ARM64_PROBE_LDR_LIT, 0, 0),
 	KPA("prfm literal", kpa_prfm, ARM64_PROBE_NOP, 0, 1),
 	KPA("br", kpa_br, ARM64_PROBE_BR_REG, 0, 0),
+	KPA("br x16", kpa_br16, ARM64_PROBE_BR_REG, 0, 0),
+	KPA("blr to a landing pad", kpa_blr_pad, ARM64_PROBE_BR_REG, 0, 3),
 	KPA("blr", kpa_blr, ARM64_PROBE_BR_REG, 0, 3),
 	KPA("ret", kpa_ret, ARM64_PROBE_BR_REG, 0, 3),
 	KPA("nop", kpa_nop, ARM64_PROBE_NOP, 0, 3),
@@ -344,12 +348,17 @@ static void kpa_ftrace_call_site(struct kunit *test)
 	struct kprobe *on_entry = test_probe(test, &(struct kprobe) {
 		.symbol_name = "kstrdup", .pre_handler = count_pre });
 	char *copy;
+	u32 first;
 
 	if (!site)
 		kunit_skip(test, "kstrdup is not traceable here");
 	KUNIT_EXPECT_GT(test, site, entry);
 	KUNIT_EXPECT_EQ(test, register_kprobe(on_site), -EINVAL);
 	KUNIT_ASSERT_EQ(test, register_kprobe(on_entry), 0);
+	/* An entry probe goes after a landing pad. */
+	KUNIT_ASSERT_EQ(test, aarch64_insn_read((void *)entry, &first), 0);
+	if (aarch64_insn_is_bti(first))
+		entry += AARCH64_INSN_SIZE;
 	KUNIT_EXPECT_EQ(test, (unsigned long)on_entry->addr, entry);
 	hits = 0;
 	copy = kstrdup("kprobes", GFP_KERNEL);
@@ -420,6 +429,124 @@ static void kpa_fault_handler_sees_esr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ESR_ELx_EC((u32)kunit_fault.trapnr), ESR_ELx_EC_DABT_CUR);
 }
 
+static u64 btype_at_pre;
+
+static int note_btype(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	btype_at_pre = regs->pstate & PSR_BTYPE_MASK;
+	return 0;
+}
+
+/* Is the kernel page holding @addr mapped with the BTI guarded bit? */
+static bool page_is_guarded(const void *addr)
+{
+	unsigned long va = (unsigned long)addr;
+	pgd_t *pgdp = pgd_offset_k(va);
+	p4d_t *p4dp;
+	pud_t *pudp;
+	pmd_t *pmdp;
+
+	if (pgd_none(READ_ONCE(*pgdp)))
+		return false;
+	p4dp = p4d_offset(pgdp, va);
+	if (p4d_none(READ_ONCE(*p4dp)))
+		return false;
+	pudp = pud_offset(p4dp, va);
+	if (pud_none(READ_ONCE(*pudp)) || pud_leaf(READ_ONCE(*pudp)))
+		return false;
+	pmdp = pmd_offset(pudp, va);
+	if (pmd_none(READ_ONCE(*pmdp)) || pmd_leaf(READ_ONCE(*pmdp)))
+		return false;
+	return pte_val(__ptep_get(pte_offset_kernel(pmdp, va))) & PTE_GP;
+}
+
+/*
+ * A probe on a landing pad sees the BTYPE of the branch that reached it,
+ * the same whether the CPU ran that branch or the port simulated it.
+ * Where the kernel enforces BTI the pad is stepped from a guarded slot
+ * with that BTYPE, so the CPU checks it there as it would in place (a
+ * pad that did not accept it would oops the run).
+ */
+static void kpa_landing_pads(struct kunit *test)
+{
+	bool enforced = system_supports_bti_kernel();
+	const struct {
+		const char *what;
+		kpa_fn fn;
+		const unsigned long *branch, *pad;
+		u64 in, out, btype;
+	} p[] = {
+		{ "br x1 to bti j", kpa_br, &kpa_br_insn, &kpa_pad_j_insn, 0, 1,
+		  enforced ? PSR_BTYPE_J : PSR_BTYPE_JC },
+		{ "br x16 to bti c", kpa_br16, &kpa_br16_insn, &kpa_pad_c16_insn,
+		  0, 3, PSR_BTYPE_JC },
+		{ "blr to bti c", kpa_blr_pad, &kpa_blr_pad_insn, &kpa_pad_c_insn,
+		  3, 5, PSR_BTYPE_C },
+	};
+	unsigned int i;
+	u64 by_cpu;
+
+	if (!system_supports_bti())
+		kunit_skip(test, "no BTI on this CPU or kernel");
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		struct kprobe *on_pad = test_probe(test, &(struct kprobe) {
+			.addr = (kprobe_opcode_t *)*p[i].pad,
+			.pre_handler = note_btype });
+		struct kprobe *on_branch = test_probe(test, &(struct kprobe) {
+			.addr = (kprobe_opcode_t *)*p[i].branch,
+			.pre_handler = count_pre });
+
+		KUNIT_ASSERT_EQ(test, register_kprobe(on_pad), 0);
+		KUNIT_EXPECT_EQ(test, on_pad->ainsn.class,
+				enforced ? ARM64_PROBE_STEP : ARM64_PROBE_NOP);
+		if (enforced)
+			KUNIT_EXPECT_TRUE(test, page_is_guarded(on_pad->ainsn.insn));
+		hits = 0;
+		btype_at_pre = -1;
+		KUNIT_EXPECT_EQ(test, p[i].fn(p[i].in), p[i].out);
+		by_cpu = btype_at_pre;
+		KUNIT_EXPECT_EQ_MSG(test, by_cpu, p[i].btype, "%s", p[i].what);
+
+		KUNIT_ASSERT_EQ(test, register_kprobe(on_branch), 0);
+		btype_at_pre = -1;
+		KUNIT_EXPECT_EQ(test, p[i].fn(p[i].in), p[i].out);
+		KUNIT_EXPECT_EQ_MSG(test, btype_at_pre, by_cpu,
+				    "%s simulated", p[i].what);
+		KUNIT_EXPECT_EQ(test, hits, 3);
+		unregister_kprobe(on_branch);
+		unregister_kprobe(on_pad);
+	}
+}
+
+static int return_77(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	regs->regs[0] = 77;
+	instruction_pointer_set(regs, regs->regs[30]);
+	return 1;
+}
+
+/*
+ * A pre_handler that returns from the probed code, as error injection
+ * does, on a pad reached by blr: its return address is no landing pad,
+ * so the BTYPE of the blr must not survive the redirect (where BTI is
+ * enforced, it would oops the run).
+ */
+static void kpa_redirect_from_pad(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpa_pad_c_insn,
+		.pre_handler = return_77 });
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	hits = 0;
+	KUNIT_EXPECT_EQ(test, kpa_blr_pad(3), 77);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, kpa_blr_pad(3), 5);
+}
+
 static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE_PARAM(kpa_each_class, kpa_class_gen_params),
 	KUNIT_CASE(kpa_every_instruction),
@@ -430,6 +557,8 @@ static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE(kpa_ftrace_call_site),
 	KUNIT_CASE(kpa_batch_plants_and_removes_brks),
 	KUNIT_CASE(kpa_fault_handler_sees_esr),
+	KUNIT_CASE(kpa_landing_pads),
+	KUNIT_CASE(kpa_redirect_from_pad),
 	{}
 };
 

@@ -24,6 +24,8 @@ u64 kpa_ldr_w(u64 x);
 u64 kpa_ldrsw(u64 x);
 u64 kpa_prfm(u64 x);
 u64 kpa_br(u64 x);
+u64 kpa_br16(u64 x);
+u64 kpa_blr_pad(u64 x);
 u64 kpa_blr(u64 x);
 u64 kpa_ret(u64 x);
 u64 kpa_nop(u64 x);
@@ -43,7 +45,10 @@ extern const unsigned long kpa_bcond_insn, kpa_bcond_hi_insn, kpa_cbz_insn,
 	kpa_ldrsw_insn, kpa_prfm_insn, kpa_br_insn, kpa_blr_insn, kpa_ret_insn,
 	kpa_nop_insn, kpa_mrs_daif_insn, kpa_daifset_insn, kpa_msr_daif_insn,
 	kpa_daif_step_insn, kpa_autiasp_insn, kpa_retaa_insn, kpa_stack_insn,
-	kpa_ldr_q_insn, kpa_ldr_d_insn;
+	kpa_ldr_q_insn, kpa_ldr_d_insn, kpa_br16_insn, kpa_blr_pad_insn;
+
+/* Landing pads: kpa_br's, kpa_br16's and kpa_blr_pad's. */
+extern const unsigned long kpa_pad_j_insn, kpa_pad_c16_insn, kpa_pad_c_insn;
 
 /* In kpa_refused, which is never called. */
 extern const unsigned long kpa_ldxr_insn, kpa_in_exclusive_insn,

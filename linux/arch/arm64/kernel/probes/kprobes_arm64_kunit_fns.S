@@ -142,15 +142,50 @@ PROBED(kpa_prfm)
 	ret
 SYM_FUNC_END(kpa_prfm)
 
+/*
+ * Indirect branches to landing pads (bti is written as its hint so any
+ * assembler takes it).  On guarded text br x1 leaves BTYPE j, br x16 jc
+ * and blr c; each pad accepts the BTYPE it is reached with.
+ */
 SYM_FUNC_START(kpa_br)
 	adr	x1, 1f
 PROBED(kpa_br)
 	br	x1
 	mov	x0, #0
 	ret
-1:	mov	x0, #1
+1:
+PROBED(kpa_pad_j)
+	hint	36			/* bti j */
+	mov	x0, #1
 	ret
 SYM_FUNC_END(kpa_br)
+
+SYM_FUNC_START(kpa_br16)
+	adr	x16, 1f
+PROBED(kpa_br16)
+	br	x16
+	mov	x0, #0
+	ret
+1:
+PROBED(kpa_pad_c16)
+	hint	34			/* bti c: accepts jc */
+	mov	x0, #3
+	ret
+SYM_FUNC_END(kpa_br16)
+
+SYM_FUNC_START(kpa_blr_pad)
+	mov	x9, x30
+	adr	x1, 1f
+PROBED(kpa_blr_pad)
+	blr	x1
+	mov	x30, x9
+	ret
+1:
+PROBED(kpa_pad_c)
+	hint	34			/* bti c */
+	add	x0, x0, #2
+	ret
+SYM_FUNC_END(kpa_blr_pad)
 
 SYM_FUNC_START(kpa_blr)
 	mov	x9, x30

@@ -5,9 +5,11 @@
  */
 #include <linux/kprobes_arch.h>
 #include <linux/kprobes_hit.h>
+#include <linux/execmem.h>
 #include <linux/extable.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
+#include <linux/set_memory.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <asm/debug-monitors.h>
@@ -114,6 +116,25 @@ void arch_remove_kprobe(struct kprobe *p)
 		kprobe_free_insn_slot(p->ainsn.insn);
 		p->ainsn.insn = NULL;
 	}
+}
+
+/*
+ * execmem maps kprobe pages without the guarded bit.  Where the kernel
+ * enforces BTI a slot page gets it, like the text it copies: the CPU
+ * enters a copy with the BTYPE of the trap and checks it as it would the
+ * original, so a landing pad passes and anything else raises the Branch
+ * Target exception it would have raised in place.
+ */
+void *alloc_insn_page(void)
+{
+	void *page = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+
+	if (page && system_supports_bti_kernel() &&
+	    set_memory_x((unsigned long)page, 1)) {
+		execmem_free(page);
+		return NULL;
+	}
+	return page;
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/kprobes.h>
+#include <asm/cpufeature.h>
 #include <asm/daifflags.h>
 #include <asm/ptrace.h>
 
@@ -35,6 +36,27 @@ static s64 sfield(u32 insn, unsigned int lo, unsigned int width)
 	return sign_extend64(insn >> lo, width - 1);
 }
 NOKPROBE_SYMBOL(sfield);
+
+/*
+ * The BTYPE an indirect branch leaves for the landing-pad check at its
+ * target: c for blr; for br, jc through x16/x17 or from unguarded text,
+ * else j; none for ret.  Kernel text is guarded exactly when the kernel
+ * enforces BTI; a user page may be guarded or not, so a user br gets jc,
+ * which every pad a guarded br could land on also accepts.  Without
+ * FEAT_BTI the field is RES0.
+ */
+static u64 branch_btype(unsigned int opc, unsigned int rn,
+			const struct arm64_probe_policy *pol)
+{
+	if (!system_supports_bti() || opc == 2)
+		return PSR_BTYPE_NONE;
+	if (opc == 1)
+		return PSR_BTYPE_C;
+	if (rn == 16 || rn == 17 || !pol->kernel || !system_supports_bti_kernel())
+		return PSR_BTYPE_JC;
+	return PSR_BTYPE_J;
+}
+NOKPROBE_SYMBOL(branch_btype);
 
 /* Does condition @cond (b.cond, encoding order) hold for @pstate? */
 static bool cond_holds(unsigned int cond, u64 pstate)
@@ -159,8 +181,8 @@ bool arm64_probe_simulate(u32 insn, enum arm64_probe_class class,
 			  const struct arm64_probe_policy *pol)
 {
 	unsigned long next = addr + AARCH64_INSN_SIZE;
-	unsigned int rt = insn & 0x1f, bit;
-	u64 val, target = next;
+	unsigned int rt = insn & 0x1f, rn = (insn >> 5) & 0x1f, bit;
+	u64 val, target = next, btype = PSR_BTYPE_NONE;
 	bool taken;
 
 	switch (class) {
@@ -199,9 +221,10 @@ bool arm64_probe_simulate(u32 insn, enum arm64_probe_class class,
 		break;
 	case ARM64_PROBE_BR_REG:
 		/* Read before blr x30 overwrites it. */
-		target = get_x(regs, (insn >> 5) & 0x1f);
+		target = get_x(regs, rn);
 		if (((insn >> 21) & 0xf) == 1)	/* blr */
 			regs->regs[30] = next;
+		btype = branch_btype((insn >> 21) & 0xf, rn, pol);
 		break;
 	case ARM64_PROBE_RET_AUTH:
 		target = auth_kernel_ptr(regs->regs[30], regs->sp, insn & BIT(10));
@@ -231,11 +254,8 @@ bool arm64_probe_simulate(u32 insn, enum arm64_probe_class class,
 		return false;
 	}
 	regs->pc = target;
-	/*
-	 * BTYPE is not emulated: it ends clear, so a simulated indirect
-	 * branch skips the landing-pad check at its target.
-	 */
-	regs->pstate &= ~PSR_BTYPE_MASK;
+	/* As the CPU would leave it: the target's landing pad is checked. */
+	regs->pstate = (regs->pstate & ~PSR_BTYPE_MASK) | btype;
 	return true;
 }
 NOKPROBE_SYMBOL(arm64_probe_simulate);
