@@ -151,9 +151,7 @@ static void stop_hot_caller(struct hot_caller *h)
 KUNIT_DEFINE_ACTION_WRAPPER(stop_hot_caller_action, stop_hot_caller,
 			    struct hot_caller *);
 
-/* Used by the jump-optimization cases only. */
-static __maybe_unused struct hot_caller *
-start_hot_caller(struct kunit *test, int (*fn)(int x), int (*expected)(int x))
+static struct hot_caller *start_hot_caller(struct kunit *test, int (*fn)(int x), int (*expected)(int x))
 {
 	struct hot_caller *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 
@@ -167,8 +165,7 @@ start_hot_caller(struct kunit *test, int (*fn)(int x), int (*expected)(int x))
 }
 
 /* Have the caller start a stretch with interrupts off, and wait for it. */
-static __maybe_unused void begin_stretch(struct kunit *test,
-					 struct hot_caller *h)
+static void begin_stretch(struct kunit *test, struct hot_caller *h)
 {
 	WRITE_ONCE(h->stretch_done, false);
 	WRITE_ONCE(h->want_stretch, true);
@@ -424,6 +421,97 @@ static void krc_slot_outlives_stepping_hit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, held_result, krc_target_expected(3));
 }
 
+/*
+ * Probes are unregistered while another CPU keeps hitting them with
+ * interrupts off.  That CPU holds back the text synchronisation of the
+ * disarming, so for as long as its stretch lasts the breakpoints stay in
+ * its view of the text: a core that took the probes out of its table
+ * before they were disarmed would leave it trapping on breakpoints nobody
+ * owns, which oopses.  The stretch goes on for a while after the
+ * unregistration started, then lets it finish.  (Ports that disarm under
+ * stop_machine, arm64, keep the breakpoints for the whole stretch; x86
+ * takes them out at once and waits for the CPU after.)
+ */
+static struct hot_caller *hitting;
+static bool unregistering;
+static atomic_t window_hits;
+static int window_calls;
+
+static int count_window_hit(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (READ_ONCE(unregistering) && current == READ_ONCE(hitting)->task)
+		atomic_inc(&window_hits);
+	return 0;
+}
+
+static bool watch_unregistration(struct hot_caller *h)
+{
+	return READ_ONCE(unregistering) && ++window_calls >= 200;
+}
+
+static void krc_unregister_under_irqs_off_hits(struct kunit *test)
+{
+	struct kprobe *kps[2] = {
+		test_probe(test, &(struct kprobe) {}),
+		test_probe(test, &(struct kprobe) {}),
+	};
+	unsigned long size, offset, second = 0;
+	struct hot_caller *h;
+	int round, n;
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)krc_target,
+							    &size, &offset));
+	/*
+	 * A second instruction, for the batch round: past where the entry
+	 * probe lands (after a landing pad, on some ports).
+	 */
+	*kps[0] = (struct kprobe) { .addr = (void *)krc_target };
+	KUNIT_ASSERT_EQ(test, register_kprobe(kps[0]), 0);
+	unregister_kprobe(kps[0]);
+	for (offset = 1; offset < size && !second; offset++) {
+		*kps[1] = (struct kprobe) { .addr = (void *)krc_target + offset };
+		if (register_kprobe(kps[1]))
+			continue;
+		if (kps[1]->addr != kps[0]->addr)
+			second = offset;
+		unregister_kprobe(kps[1]);
+	}
+	KUNIT_ASSERT_NE(test, second, 0UL);
+
+	h = start_hot_caller(test, call_target, krc_target_expected);
+	h->watch = watch_unregistration;
+	WRITE_ONCE(hitting, h);
+	for (round = 0; round < 2; round++) {
+		/* One probe, then a batch of two; post_handlers keep them trapping. */
+		n = round + 1;
+		*kps[0] = (struct kprobe) { .addr = (void *)krc_target,
+					    .pre_handler = count_window_hit,
+					    .post_handler = count_post };
+		*kps[1] = (struct kprobe) { .addr = (void *)krc_target + second,
+					    .pre_handler = count_window_hit,
+					    .post_handler = count_post };
+		KUNIT_ASSERT_EQ(test, register_kprobes(kps, n), 0);
+		atomic_set(&posts, 0);
+		KUNIT_EXPECT_EQ(test, call_target(7), krc_target_expected(7));
+		KUNIT_EXPECT_EQ(test, atomic_read(&posts), n);
+		atomic_set(&window_hits, 0);
+		window_calls = 0;
+		begin_stretch(test, h);
+		WRITE_ONCE(unregistering, true);
+		unregister_kprobes(kps, n);
+		/* It could not finish before the other CPU let it. */
+		KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(h->in_stretch), "round %d", round);
+		WRITE_ONCE(unregistering, false);
+		KUNIT_EXPECT_TRUE(test, wait_for_flag(&h->stretch_done));
+		KUNIT_EXPECT_GE(test, window_calls, 200);
+		kunit_info(test, "round %d: %d hits on the way out\n", round,
+			   atomic_read(&window_hits));
+		KUNIT_EXPECT_EQ(test, call_target(7), krc_target_expected(7));
+	}
+	stop_hot_caller(h);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
+}
+
 #if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
 /*
  * (x + 7) * 3 + x, with a first instruction (2 bytes) shorter than the
@@ -598,6 +686,7 @@ static void krc_probe_inside_region_under_hits(struct kunit *test)
 static struct kunit_case kprobes_race_cases[] = {
 	KUNIT_CASE(krc_kretprobe_leaves_shared_site),
 	KUNIT_CASE(krc_slot_outlives_stepping_hit),
+	KUNIT_CASE(krc_unregister_under_irqs_off_hits),
 	KUNIT_CASE(krc_post_handler_joins_optimized_site),
 	KUNIT_CASE_SLOW(krc_probe_inside_region_under_hits),
 	{}
