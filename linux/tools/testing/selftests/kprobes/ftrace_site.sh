@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A kprobe event on a function's ftrace call site.  Where kprobes can use
+# ftrace (x86_64) the probe is listed [FTRACE] and fires.  Where they
+# cannot (arm64, whose call site comes after the function's first
+# instruction) the write fails, the kernel log names the address to
+# probe instead, and a probe there fires.
+. "$(dirname "$0")/probe_lib.sh"
+need_probe_fs tracefs
+ADDRS=$TRACE_DIR/available_filter_functions_addrs
+[ -r $ADDRS ] || ksft_skip "no $ADDRS (CONFIG_DYNAMIC_FTRACE)"
+cleanup_events
+
+site=$(awk -v f=$TARGET_FUNC '$2 == f { print $1; exit }' $ADDRS)
+start=$(awk -v f=$TARGET_FUNC '$3 == f && ($2 == "T" || $2 == "t") { print $1; exit }' \
+	/proc/kallsyms)
+[ -n "$site" ] && [ -n "$start" ] || ksft_skip "$TARGET_FUNC is not traceable here"
+# The low 32 bits are enough for an offset into one function, and stay
+# inside the shell's signed arithmetic.
+off=$(( (0x$(echo "$site" | tail -c 9) - 0x$(echo "$start" | tail -c 9)) & 0xffffffff ))
+[ "$off" -lt 64 ] || ksft_fail "call site $site is $off bytes into $TARGET_FUNC at $start"
+
+case "$(uname -m)" in
+x86_64) on_ftrace=1 ;;
+aarch64) on_ftrace= ;;
+*) ksft_skip "no expectation for $(uname -m)" ;;
+esac
+
+mark="ksft-ftrace-site-$$"
+echo "$mark" > /dev/kmsg
+if echo "p:kprobes/${EVENT_PREFIX}site $TARGET_FUNC+$off" \
+	>> "$TRACE_DIR/kprobe_events" 2>/dev/null; then
+	[ -n "$on_ftrace" ] ||
+		ksft_fail "$TARGET_FUNC+$off, the ftrace call site, took a breakpoint"
+	list_line "$TARGET_FUNC" | grep "+0x$(printf %x "$off") " | grep -q FTRACE ||
+		ksft_fail "the probe on the call site is not listed [FTRACE]"
+	set_event site 1
+	trigger
+	[ "$(hits site)" -gt 0 ] || ksft_fail "the ftrace-based probe never fired"
+	cleanup_events
+	ksft_pass "$TARGET_FUNC+$off, the ftrace call site, probed through ftrace"
+fi
+
+[ -z "$on_ftrace" ] || ksft_fail "$TARGET_FUNC+$off, the ftrace call site, was refused"
+dmesg | sed -n "/$mark/,\$p" | grep -q \
+	"$TARGET_FUNC+0x$(printf %x "$off")/.* is an ftrace call site, not probed: probe $TARGET_FUNC+0x0/" ||
+	ksft_fail "the refusal of $TARGET_FUNC+$off does not name $TARGET_FUNC+0x0 in the log"
+add_event entry p "$TARGET_FUNC"
+set_event entry 1
+trigger
+[ "$(hits entry)" -gt 0 ] || ksft_fail "the probe on $TARGET_FUNC never fired"
+cleanup_events
+ksft_pass "$TARGET_FUNC+$off refused with the address to use, which works"
