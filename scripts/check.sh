@@ -42,8 +42,7 @@ for a in $ARCHES; do
 	# The verdict reads the log whatever the boot's exit status says; a
 	# timeout or crash shows up there as an unfinished run.
 	ARCH=$a "$top/scripts/boot.sh" check || true
-	t=$VARIANT-$a
-	[ "$FLAVOR" = default ] || t=$t-$FLAVOR
+	t=$(ARCH=$a bash -c ". '$top/scripts/lib.sh' && echo \$tag")
 	specs+=("$VARIANT $a:$out/logs/$t.log:$top/tests/expect/$a")
 done
 

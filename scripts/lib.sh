@@ -1,6 +1,6 @@
 # Common settings for the harness scripts; sourced, not run.
 # Inputs (environment): ARCH (x86_64|arm64), VARIANT (ours|upstream),
-# FLAVOR (default|debug|preempt).
+# FLAVOR (default|debug|preempt), TOOLCHAIN (gcc|llvm; default per arch).
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$top/out}
@@ -23,6 +23,7 @@ x86_64)
 	cross=
 	image_rel=arch/x86/boot/bzImage
 	qemu_cmd=(qemu-system-x86_64 -M pc -cpu max -accel tcg,thread=single)
+	kernel_args=
 	console=ttyS0
 	busybox=/bin/busybox
 	;;
@@ -30,7 +31,13 @@ arm64)
 	karch=arm64
 	cross=aarch64-linux-gnu-
 	image_rel=arch/arm64/boot/Image
-	qemu_cmd=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg,thread=single)
+	# A virtio RNG: reading /dev/hwrng raises device interrupts, which
+	# go through handle_irq_event() (lkdtm's kprobe crash point); the
+	# pl011 drains its FIFO without one.  Its entropy thread stays off
+	# (rng_core.default_quality=0) so it cannot disturb the benchmarks.
+	qemu_cmd=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg,thread=single
+		-device virtio-rng-device)
+	kernel_args="rng_core.default_quality=0"
 	console=ttyAMA0
 	busybox=$out/sysroot/arm64/bin/busybox
 	;;
@@ -38,6 +45,14 @@ arm64)
 	echo "harness: ARCH must be x86_64 or arm64, not '$ARCH'" >&2
 	exit 2
 	;;
+esac
+
+# arm64 builds with clang by default: the kernel's BTI (ARM64_BTI_KERNEL)
+# needs it, and probes must cope with guarded text.  x86_64 builds with
+# gcc, so both compilers see our code on every run.
+case "$ARCH" in
+arm64) TOOLCHAIN=${TOOLCHAIN:-llvm} ;;
+*) TOOLCHAIN=${TOOLCHAIN:-gcc} ;;
 esac
 
 case "$VARIANT" in
@@ -58,9 +73,26 @@ debug | preempt) tag=$VARIANT-$ARCH-$FLAVOR ;;
 	;;
 esac
 
+case "$TOOLCHAIN" in
+gcc | llvm) ;;
+*)
+	echo "harness: TOOLCHAIN must be gcc or llvm, not '$TOOLCHAIN'" >&2
+	exit 2
+	;;
+esac
+# The arch's usual toolchain keeps the plain tag; the other one is marked.
+default_toolchain=gcc
+[ "$ARCH" = arm64 ] && default_toolchain=llvm
+[ "$TOOLCHAIN" = "$default_toolchain" ] || tag=$tag-$TOOLCHAIN
+
 objtree=$out/build/$tag
-kmake=(make -s -C "$srctree" O="$objtree" ARCH="$karch" CROSS_COMPILE="$cross"
-	CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$JOBS")
+if [ "$TOOLCHAIN" = llvm ]; then
+	kmake=(make -s -C "$srctree" O="$objtree" ARCH="$karch" LLVM=1
+		CC="ccache clang" HOSTCC="ccache clang" -j"$JOBS")
+else
+	kmake=(make -s -C "$srctree" O="$objtree" ARCH="$karch" CROSS_COMPILE="$cross"
+		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$JOBS")
+fi
 
 # Bring out/ours/linux up to date with linux/, base/removed-files and
 # base/patches/ (see scripts/assemble.py).

@@ -26,8 +26,11 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$objtree" ]; then
 	echo "$objtree" > "$stamp"
 fi
 if [ -n "$targets" ]; then
+	# The test modules must be built by the kernel's own compiler.
+	llvm=()
+	[ "$TOOLCHAIN" = llvm ] && llvm=(LLVM=1)
 	make -s -C "$testsrc/tools/testing/selftests" ARCH="$karch" \
-		CROSS_COMPILE="$cross" O="$objtree/kselftest-build" \
+		CROSS_COMPILE="$cross" "${llvm[@]}" O="$objtree/kselftest-build" \
 		KDIR="$objtree" \
 		TARGETS="$targets" INSTALL_PATH="$ksft" install >/dev/null
 fi
