@@ -151,7 +151,8 @@ static void stop_hot_caller(struct hot_caller *h)
 KUNIT_DEFINE_ACTION_WRAPPER(stop_hot_caller_action, stop_hot_caller,
 			    struct hot_caller *);
 
-static struct hot_caller *start_hot_caller(struct kunit *test, int (*fn)(int x), int (*expected)(int x))
+static struct hot_caller *
+start_hot_caller(struct kunit *test, int (*fn)(int x), int (*expected)(int x))
 {
 	struct hot_caller *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 

@@ -7,8 +7,8 @@
  * aarch64_insn_is_*() helpers of <asm/insn.h> name most of them.
  */
 #include <linux/bits.h>
+#include <linux/cpufeature.h>
 #include <linux/kprobes.h>
-#include <asm/cpufeature.h>
 #include <asm/insn.h>
 
 #include "decode.h"

@@ -11,9 +11,9 @@
  *    do_bad_area() for kernel addresses) call kprobe_page_fault().
  * Hardware single-step is never used: the slot ends with a BRK.
  */
+#include <linux/cpufeature.h>
 #include <linux/kprobes_arch.h>
 #include <linux/kprobes_hit.h>
-#include <asm/cpufeature.h>
 #include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>

@@ -16,6 +16,7 @@
 #include <linux/ftrace.h>
 #include <linux/irqflags.h>
 #include <linux/kallsyms.h>
+#include <linux/pgtable.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -24,7 +25,6 @@
 #include <asm/insn.h>
 #include <asm/neon.h>
 #include <asm/patching.h>
-#include <asm/pgtable.h>
 #include <asm/simd.h>
 #include <asm/sysreg.h>
 

@@ -9,8 +9,8 @@
  */
 #include <linux/bitfield.h>
 #include <linux/bits.h>
+#include <linux/cpufeature.h>
 #include <linux/kprobes.h>
-#include <asm/cpufeature.h>
 #include <asm/daifflags.h>
 #include <asm/ptrace.h>
 

@@ -42,8 +42,8 @@ if echo "p:kprobes/${EVENT_PREFIX}site $TARGET_FUNC+$off" \
 fi
 
 [ -z "$on_ftrace" ] || ksft_fail "$TARGET_FUNC+$off, the ftrace call site, was refused"
-dmesg | sed -n "/$mark/,\$p" | grep -q \
-	"$TARGET_FUNC+0x$(printf %x "$off")/.* is an ftrace call site, not probed: probe $TARGET_FUNC+0x0/" ||
+why="is an ftrace call site, not probed: probe $TARGET_FUNC+0x0/"
+dmesg | sed -n "/$mark/,\$p" | grep -q "$TARGET_FUNC+0x$(printf %x "$off")/.* $why" ||
 	ksft_fail "the refusal of $TARGET_FUNC+$off does not name $TARGET_FUNC+0x0 in the log"
 add_event entry p "$TARGET_FUNC"
 set_event entry 1
