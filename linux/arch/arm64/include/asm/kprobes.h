@@ -34,9 +34,14 @@ typedef u32 kprobe_opcode_t;
 /* A slot is entered with DAIF masked and left through a trap. */
 #define KPROBE_PREEMPTIBLE_SLOTS	0
 
+struct arm64_probe_policy;
+
 struct arch_specific_insn {
 	/* The out-of-line copy for ARM64_PROBE_STEP, else NULL. */
 	kprobe_opcode_t *insn;
+	/* For a simulated class, its simulator (decode.h), else NULL. */
+	bool (*simulate)(u32 insn, unsigned long addr, struct pt_regs *regs,
+			 const struct arm64_probe_policy *pol);
 	/* enum arm64_probe_class (arch/arm64/kernel/probes/decode.h). */
 	u8 class;
 };

@@ -59,6 +59,16 @@ struct arm64_probe_verdict arm64_probe_classify(u32 insn,
 						const struct arm64_probe_policy *pol);
 
 /*
+ * A class's simulator: carries out @insn as if it ran at @addr, pc
+ * included; false, with @regs unchanged, when it cannot.
+ */
+typedef bool (*arm64_probe_sim_fn)(u32 insn, unsigned long addr,
+				   struct pt_regs *regs,
+				   const struct arm64_probe_policy *pol);
+
+arm64_probe_sim_fn arm64_probe_simulator(enum arm64_probe_class class);
+
+/*
  * Carry out @insn, classified as @class, as if it ran at @addr: on return
  * @regs hold the state after it, pc included.  False when it cannot be
  * done (a literal that cannot be read), with @regs unchanged.

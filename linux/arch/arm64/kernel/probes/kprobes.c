@@ -50,7 +50,7 @@ static __always_inline void finish_hit(struct kprobe *probe,
 	if (reentered)
 		restore_outer(kcb);
 	else
-		kprobe_hit_end(probe, regs);
+		kprobe_hit_end_kcb(probe, regs, kcb);
 }
 
 static noinline bool report_branch_target_fault(struct kprobe *probe)
@@ -69,8 +69,9 @@ NOKPROBE_SYMBOL(report_branch_target_fault);
 static __always_inline bool branch_target_fault(struct kprobe *probe,
 						const struct pt_regs *regs)
 {
-	if (likely(!system_supports_bti_kernel() ||
-		   !(regs->pstate & PSR_BTYPE_MASK)))
+	/* BTYPE first: it is zero on nearly every hit. */
+	if (likely(!(regs->pstate & PSR_BTYPE_MASK)) ||
+	    !system_supports_bti_kernel())
 		return false;
 	return report_branch_target_fault(probe);
 }
@@ -84,11 +85,13 @@ static __always_inline bool branch_target_fault(struct kprobe *probe,
 static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 				  struct kprobe_ctlblk *kcb, bool reentered)
 {
-	if (probe->ainsn.class != ARM64_PROBE_STEP) {
+	typeof(probe->ainsn.simulate) simulate = probe->ainsn.simulate;
+	u64 pstate;
+
+	if (simulate) {
 		if (likely(!branch_target_fault(probe, regs)) &&
-		    arm64_probe_simulate(probe->opcode, probe->ainsn.class,
-					 (unsigned long)probe->addr, regs,
-					 &arm64_kprobe_policy)) {
+		    simulate(probe->opcode, (unsigned long)probe->addr, regs,
+			     &arm64_kprobe_policy)) {
 			finish_hit(probe, regs, kcb, reentered);
 			return DBG_HOOK_HANDLED;
 		}
@@ -103,9 +106,10 @@ static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 			reset_current_kprobe();
 		return DBG_HOOK_ERROR;
 	}
+	pstate = regs->pstate;
 	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;
-	kcb->saved_daif = regs->pstate & DAIF_MASK;
-	regs->pstate |= DAIF_MASK;
+	kcb->saved_daif = pstate & DAIF_MASK;
+	regs->pstate = pstate | DAIF_MASK;
 	regs->pc = (unsigned long)probe->ainsn.insn;
 	return DBG_HOOK_HANDLED;
 }
@@ -190,8 +194,8 @@ int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe *cur = kprobe_running();
 	bool reentered;
 
+	/* A probe without a slot has a NULL insn: insn + 1 is no pc. */
 	if (!cur || !(kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) ||
-	    !cur->ainsn.insn ||
 	    instruction_pointer(regs) != (unsigned long)(cur->ainsn.insn + 1))
 		return DBG_HOOK_ERROR;
 

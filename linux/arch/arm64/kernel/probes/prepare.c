@@ -97,6 +97,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	}
 	p->opcode = insn;
 	p->ainsn.class = v.class;
+	p->ainsn.simulate = arm64_probe_simulator(v.class);
 	p->ainsn.insn = NULL;
 	if (v.class != ARM64_PROBE_STEP)
 		return 0;

@@ -139,6 +139,113 @@ static void load_vreg(unsigned int nr, const void *src)
 }
 NOKPROBE_SYMBOL(load_vreg);
 
+/* Every simulator ends here: the new pc, and BTYPE as the CPU would leave it. */
+static __always_inline bool resume_at(struct pt_regs *regs, u64 pc, u64 btype)
+{
+	regs->pc = pc;
+	regs->pstate = (regs->pstate & ~PSR_BTYPE_MASK) | btype;
+	return true;
+}
+
+/*
+ * One function per class, picked once when the probe is prepared, so a
+ * hit makes one indirect call instead of a dispatch.  Each returns true
+ * when done, false (regs unchanged) when it cannot be.
+ */
+static bool sim_nop(u32 insn, unsigned long addr, struct pt_regs *regs,
+		    const struct arm64_probe_policy *pol)
+{
+	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_nop);
+
+static bool sim_b(u32 insn, unsigned long addr, struct pt_regs *regs,
+		  const struct arm64_probe_policy *pol)
+{
+	if (insn & BIT(31))		/* bl */
+		regs->regs[30] = addr + AARCH64_INSN_SIZE;
+	return resume_at(regs, addr + (sfield(insn, 0, 26) << 2), PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_b);
+
+/* b.cond, cbz/cbnz, tbz/tbnz: to @offset (in words, from @lo) if @taken. */
+static __always_inline bool branch_if(bool taken, u32 insn, unsigned long addr,
+				      struct pt_regs *regs, unsigned int lo,
+				      unsigned int width)
+{
+	u64 target = addr + AARCH64_INSN_SIZE;
+
+	if (taken)
+		target = addr + (sfield(insn, lo, width) << 2);
+	return resume_at(regs, target, PSR_BTYPE_NONE);
+}
+
+static bool sim_bcond(u32 insn, unsigned long addr, struct pt_regs *regs,
+		      const struct arm64_probe_policy *pol)
+{
+	return branch_if(cond_holds(insn & 0xf, regs->pstate), insn, addr,
+			 regs, 5, 19);
+}
+NOKPROBE_SYMBOL(sim_bcond);
+
+static bool sim_cbz(u32 insn, unsigned long addr, struct pt_regs *regs,
+		    const struct arm64_probe_policy *pol)
+{
+	u64 val = get_x(regs, insn & 0x1f);
+
+	if (!(insn & BIT(31)))
+		val = (u32)val;
+	return branch_if((insn & BIT(24)) ? val != 0 : val == 0, insn, addr,
+			 regs, 5, 19);
+}
+NOKPROBE_SYMBOL(sim_cbz);
+
+static bool sim_tbz(u32 insn, unsigned long addr, struct pt_regs *regs,
+		    const struct arm64_probe_policy *pol)
+{
+	unsigned int bit = ((insn >> 31) << 5) | ((insn >> 19) & 0x1f);
+	bool set = get_x(regs, insn & 0x1f) & BIT_ULL(bit);
+
+	return branch_if(set == !!(insn & BIT(24)), insn, addr, regs, 5, 14);
+}
+NOKPROBE_SYMBOL(sim_tbz);
+
+static bool sim_adr(u32 insn, unsigned long addr, struct pt_regs *regs,
+		    const struct arm64_probe_policy *pol)
+{
+	u64 val = (sfield(insn, 5, 19) << 2) | ((insn >> 29) & 3);
+
+	if (insn & BIT(31))		/* adrp */
+		val = (addr & ~0xfffUL) + (val << 12);
+	else
+		val += addr;
+	set_x(regs, insn & 0x1f, val);
+	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_adr);
+
+static bool sim_br_reg(u32 insn, unsigned long addr, struct pt_regs *regs,
+		       const struct arm64_probe_policy *pol)
+{
+	unsigned int rn = (insn >> 5) & 0x1f, opc = (insn >> 21) & 0xf;
+	/* Read before blr x30 overwrites it. */
+	u64 target = get_x(regs, rn);
+
+	if (opc == 1)			/* blr */
+		regs->regs[30] = addr + AARCH64_INSN_SIZE;
+	return resume_at(regs, target, branch_btype(opc, rn, pol));
+}
+NOKPROBE_SYMBOL(sim_br_reg);
+
+static bool sim_ret_auth(u32 insn, unsigned long addr, struct pt_regs *regs,
+			 const struct arm64_probe_policy *pol)
+{
+	return resume_at(regs, auth_kernel_ptr(regs->regs[30], regs->sp,
+					       insn & BIT(10)), PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_ret_auth);
+
+/* ldr w/x, ldrsw (literal); with @fp, ldr s/d/q (literal). */
 static bool load_literal(u32 insn, unsigned long addr, struct pt_regs *regs,
 			 const struct arm64_probe_policy *pol, bool fp)
 {
@@ -153,17 +260,87 @@ static bool load_literal(u32 insn, unsigned long addr, struct pt_regs *regs,
 		len = opc == 1 ? 8 : 4;		/* x; w and ldrsw */
 	if (pol->read(buf, src, len))
 		return false;
-	if (fp) {
+	if (fp)
 		load_vreg(rt, buf);
-		return true;
-	}
-	if (opc == 2)
+	else if (opc == 2)
 		set_x(regs, rt, (s64)(s32)buf[0]);
 	else
 		set_x(regs, rt, opc == 0 ? (u32)buf[0] : buf[0]);
-	return true;
+	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
 }
 NOKPROBE_SYMBOL(load_literal);
+
+static bool sim_ldr_lit(u32 insn, unsigned long addr, struct pt_regs *regs,
+			const struct arm64_probe_policy *pol)
+{
+	return load_literal(insn, addr, regs, pol, false);
+}
+NOKPROBE_SYMBOL(sim_ldr_lit);
+
+static bool sim_ldr_lit_fp(u32 insn, unsigned long addr, struct pt_regs *regs,
+			   const struct arm64_probe_policy *pol)
+{
+	return load_literal(insn, addr, regs, pol, true);
+}
+NOKPROBE_SYMBOL(sim_ldr_lit_fp);
+
+static bool sim_mrs_daif(u32 insn, unsigned long addr, struct pt_regs *regs,
+			 const struct arm64_probe_policy *pol)
+{
+	set_x(regs, insn & 0x1f, regs->pstate & DAIF_MASK);
+	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_mrs_daif);
+
+static bool sim_msr_daif(u32 insn, unsigned long addr, struct pt_regs *regs,
+			 const struct arm64_probe_policy *pol)
+{
+	regs->pstate = (regs->pstate & ~DAIF_MASK) |
+		       (get_x(regs, insn & 0x1f) & DAIF_MASK);
+	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_msr_daif);
+
+static bool sim_msr_daif_imm(u32 insn, unsigned long addr, struct pt_regs *regs,
+			     const struct arm64_probe_policy *pol)
+{
+	/* CRm holds D, A, I, F in the order of PSTATE bits 9..6. */
+	u64 val = (u64)((insn >> 8) & 0xf) << 6;
+
+	if (insn & BIT(5))		/* daifclr */
+		regs->pstate &= ~val;
+	else
+		regs->pstate |= val;
+	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_msr_daif_imm);
+
+static const arm64_probe_sim_fn simulators[] = {
+	[ARM64_PROBE_NOP]		= sim_nop,
+	[ARM64_PROBE_B]			= sim_b,
+	[ARM64_PROBE_BCOND]		= sim_bcond,
+	[ARM64_PROBE_CBZ]		= sim_cbz,
+	[ARM64_PROBE_TBZ]		= sim_tbz,
+	[ARM64_PROBE_ADR]		= sim_adr,
+	[ARM64_PROBE_BR_REG]		= sim_br_reg,
+	[ARM64_PROBE_RET_AUTH]		= sim_ret_auth,
+	[ARM64_PROBE_LDR_LIT]		= sim_ldr_lit,
+	[ARM64_PROBE_LDR_LIT_FP]	= sim_ldr_lit_fp,
+	[ARM64_PROBE_MRS_DAIF]		= sim_mrs_daif,
+	[ARM64_PROBE_MSR_DAIF]		= sim_msr_daif,
+	[ARM64_PROBE_MSR_DAIF_IMM]	= sim_msr_daif_imm,
+};
+
+/**
+ * arm64_probe_simulator() - the function that carries out @class
+ * @class: a class from arm64_probe_classify()
+ *
+ * Return: the simulator, or NULL for classes that are stepped or refused.
+ */
+arm64_probe_sim_fn arm64_probe_simulator(enum arm64_probe_class class)
+{
+	return class < ARRAY_SIZE(simulators) ? simulators[class] : NULL;
+}
 
 /**
  * arm64_probe_simulate() - execute @insn on @regs as if it ran at @addr
@@ -174,88 +351,14 @@ NOKPROBE_SYMBOL(load_literal);
  * @pol: the probe user's policy (how to read a literal)
  *
  * Return: true when done; false, with @regs unchanged, when a literal
- * could not be read.
+ * could not be read or @class is not simulated.
  */
 bool arm64_probe_simulate(u32 insn, enum arm64_probe_class class,
 			  unsigned long addr, struct pt_regs *regs,
 			  const struct arm64_probe_policy *pol)
 {
-	unsigned long next = addr + AARCH64_INSN_SIZE;
-	unsigned int rt = insn & 0x1f, rn = (insn >> 5) & 0x1f, bit;
-	u64 val, target = next, btype = PSR_BTYPE_NONE;
-	bool taken;
+	arm64_probe_sim_fn sim = arm64_probe_simulator(class);
 
-	switch (class) {
-	case ARM64_PROBE_NOP:
-		break;
-	case ARM64_PROBE_B:
-		if (insn & BIT(31))		/* bl */
-			regs->regs[30] = next;
-		target = addr + (sfield(insn, 0, 26) << 2);
-		break;
-	case ARM64_PROBE_BCOND:
-		if (cond_holds(insn & 0xf, regs->pstate))
-			target = addr + (sfield(insn, 5, 19) << 2);
-		break;
-	case ARM64_PROBE_CBZ:
-		val = get_x(regs, rt);
-		if (!(insn & BIT(31)))
-			val = (u32)val;
-		taken = (insn & BIT(24)) ? val != 0 : val == 0;
-		if (taken)
-			target = addr + (sfield(insn, 5, 19) << 2);
-		break;
-	case ARM64_PROBE_TBZ:
-		bit = ((insn >> 31) << 5) | ((insn >> 19) & 0x1f);
-		taken = !!(get_x(regs, rt) & BIT_ULL(bit)) == !!(insn & BIT(24));
-		if (taken)
-			target = addr + (sfield(insn, 5, 14) << 2);
-		break;
-	case ARM64_PROBE_ADR:
-		val = (sfield(insn, 5, 19) << 2) | ((insn >> 29) & 3);
-		if (insn & BIT(31))		/* adrp */
-			val = (addr & ~0xfffUL) + (val << 12);
-		else
-			val += addr;
-		set_x(regs, rt, val);
-		break;
-	case ARM64_PROBE_BR_REG:
-		/* Read before blr x30 overwrites it. */
-		target = get_x(regs, rn);
-		if (((insn >> 21) & 0xf) == 1)	/* blr */
-			regs->regs[30] = next;
-		btype = branch_btype((insn >> 21) & 0xf, rn, pol);
-		break;
-	case ARM64_PROBE_RET_AUTH:
-		target = auth_kernel_ptr(regs->regs[30], regs->sp, insn & BIT(10));
-		break;
-	case ARM64_PROBE_LDR_LIT:
-	case ARM64_PROBE_LDR_LIT_FP:
-		if (!load_literal(insn, addr, regs, pol,
-				  class == ARM64_PROBE_LDR_LIT_FP))
-			return false;
-		break;
-	case ARM64_PROBE_MRS_DAIF:
-		set_x(regs, rt, regs->pstate & DAIF_MASK);
-		break;
-	case ARM64_PROBE_MSR_DAIF:
-		regs->pstate = (regs->pstate & ~DAIF_MASK) |
-			       (get_x(regs, rt) & DAIF_MASK);
-		break;
-	case ARM64_PROBE_MSR_DAIF_IMM:
-		/* CRm holds D, A, I, F in the order of PSTATE bits 9..6. */
-		val = (u64)((insn >> 8) & 0xf) << 6;
-		if (insn & BIT(5))		/* daifclr */
-			regs->pstate &= ~val;
-		else
-			regs->pstate |= val;
-		break;
-	default:
-		return false;
-	}
-	regs->pc = target;
-	/* As the CPU would leave it: the target's landing pad is checked. */
-	regs->pstate = (regs->pstate & ~PSR_BTYPE_MASK) | btype;
-	return true;
+	return sim && sim(insn, addr, regs, pol);
 }
 NOKPROBE_SYMBOL(arm64_probe_simulate);
