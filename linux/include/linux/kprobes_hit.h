@@ -117,12 +117,17 @@ static __always_inline unsigned long kprobe_site_hash(const void *addr,
 static __always_inline struct kprobe *kprobe_lookup(const void *addr)
 {
 	struct kprobe_site_table *t = rcu_dereference_raw(kprobe_sites);
+	struct hlist_head *head;
 	struct hlist_node *node;
 	struct kprobe *kp;
 
 	do {
-		node = hlist_first_rcu(&t->heads[kprobe_site_hash(addr, t->shift)]);
-		node = rcu_dereference_raw(node);
+		head = &t->heads[kprobe_site_hash(addr, t->shift)];
+		/*
+		 * Links are read where they are: READ_ONCE() of a local
+		 * would keep the walk's cursor on the stack.
+		 */
+		node = rcu_dereference_raw(hlist_first_rcu(head));
 		for (; node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
 			kp = hlist_entry(node, struct kprobe, hlist);
 			if (kp->addr == addr)
@@ -263,6 +268,38 @@ static __always_inline bool kprobe_site_hit_begin(struct kprobe *p,
 }
 
 /**
+ * kprobe_hit_end_kcb() - kprobe_hit_end() for a port that holds @kcb
+ * @p: the head the hit began with
+ * @regs: registers after the instruction
+ * @kcb: this CPU's get_kprobe_ctlblk()
+ */
+static __always_inline void kprobe_hit_end_kcb(struct kprobe *p,
+					       struct pt_regs *regs,
+					       struct kprobe_ctlblk *kcb)
+{
+	/*
+	 * Read before the status store, which the compiler cannot tell
+	 * apart from @p and would otherwise make it read @p again.
+	 */
+	kprobe_post_handler_t post = p->post_handler;
+	bool site = kprobe_aggr(p);
+
+	if (post) {
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		if (site)
+			kprobe_run_post_handlers(p, regs);
+		else
+			/*
+			 * The hit began with the probe enabled: it ends with
+			 * it too, even if it was disabled meanwhile.  As in
+			 * kprobe_run_pre_handlers(), no kprobe_in_handler.
+			 */
+			post(p, regs, 0);
+	}
+	reset_current_kprobe();
+}
+
+/**
  * kprobe_hit_end() - the original instruction has executed: finish the hit
  * @p: the head the hit began with
  * @regs: registers after the instruction
@@ -270,11 +307,7 @@ static __always_inline bool kprobe_site_hit_begin(struct kprobe *p,
 static __always_inline void kprobe_hit_end(struct kprobe *p,
 					   struct pt_regs *regs)
 {
-	if (p->post_handler) {
-		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
-		kprobe_run_post_handlers(p, regs);
-	}
-	reset_current_kprobe();
+	kprobe_hit_end_kcb(p, regs, get_kprobe_ctlblk());
 }
 
 /*
