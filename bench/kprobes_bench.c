@@ -38,6 +38,7 @@
 #include <linux/delay.h>
 #include <linux/completion.h>
 #include <linux/mm.h>
+#include <linux/uaccess.h>
 #include <linux/vmstat.h>
 #include <linux/uaccess.h>
 #include <linux/rcupdate.h>
@@ -193,15 +194,37 @@ static long calls_made(int cpus)
 static unsigned long body_offset;
 
 /*
- * The first instruction boundary past the function's entry site, found by
- * asking the kprobes core: it refuses offsets inside an instruction.
+ * Where the body probe goes: the first instruction boundary past the
+ * function's entry, found by asking the kprobes core (it refuses offsets
+ * inside an instruction), and past a landing pad at the entry and the
+ * instruction after it, where one kernel or the other puts its entry
+ * probe: the body probe must be alone at its address, and on the same
+ * instruction in both variants.
  */
+static unsigned long first_body_candidate(void)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)bench_target };
+	unsigned long from = 1;
+	u32 first;
+
+	if (!register_kprobe(&kp)) {
+		from = (unsigned long)kp.addr - (unsigned long)bench_target + 1;
+		unregister_kprobe(&kp);
+	}
+	/* An arm64 BTI (hint #32..#38): skip it and the next instruction. */
+	if (IS_ENABLED(CONFIG_ARM64) &&
+	    !copy_from_kernel_nofault(&first, bench_target, sizeof(first)) &&
+	    (first & 0xffffff3f) == 0xd503241f)
+		from = max(from, 8UL);
+	return from;
+}
+
 static int find_body_offset(void)
 {
 	struct kprobe kp = {};
 	unsigned long off;
 
-	for (off = 1; off < 64; off++) {
+	for (off = first_body_candidate(); off < 64; off++) {
 		memset(&kp, 0, sizeof(kp));
 		kp.addr = (kprobe_opcode_t *)((unsigned long)bench_target + off);
 		kp.pre_handler = count_pre;
