@@ -165,12 +165,25 @@ start_hot_caller(struct kunit *test, int (*fn)(int x), int (*expected)(int x))
 	return h;
 }
 
-/* Have the caller start a stretch with interrupts off, and wait for it. */
+/*
+ * Have the caller start a stretch with interrupts off, and wait until it
+ * is seen running.  On a loaded host this CPU may get no time for the
+ * whole of a stretch (HOLD_MAX_NS), which then ends unseen: ask again.
+ */
 static void begin_stretch(struct kunit *test, struct hot_caller *h)
 {
-	WRITE_ONCE(h->stretch_done, false);
-	WRITE_ONCE(h->want_stretch, true);
-	KUNIT_ASSERT_TRUE(test, wait_for_flag(&h->in_stretch));
+	u64 deadline = ktime_get_mono_fast_ns() + REACH_MAX_NS;
+
+	while (!past(deadline)) {
+		WRITE_ONCE(h->stretch_done, false);
+		WRITE_ONCE(h->want_stretch, true);
+		while (!READ_ONCE(h->in_stretch) && !READ_ONCE(h->stretch_done) &&
+		       !past(deadline))
+			usleep_range(50, 100);
+		if (READ_ONCE(h->in_stretch))
+			return;
+	}
+	KUNIT_FAIL_AND_ABORT(test, "the other CPU never began a stretch");
 }
 
 /* Hits of the case's own calls; the other CPU's are not counted. */
@@ -458,7 +471,7 @@ static void krc_unregister_under_irqs_off_hits(struct kunit *test)
 	};
 	unsigned long size, offset, second = 0;
 	struct hot_caller *h;
-	int round, n;
+	int round, tries, n;
 
 	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)krc_target,
 							    &size, &offset));
@@ -491,22 +504,28 @@ static void krc_unregister_under_irqs_off_hits(struct kunit *test)
 		*kps[1] = (struct kprobe) { .addr = (void *)krc_target + second,
 					    .pre_handler = count_window_hit,
 					    .post_handler = count_post };
-		KUNIT_ASSERT_EQ(test, register_kprobes(kps, n), 0);
-		atomic_set(&posts, 0);
-		KUNIT_EXPECT_EQ(test, call_target(7), krc_target_expected(7));
-		KUNIT_EXPECT_EQ(test, atomic_read(&posts), n);
-		atomic_set(&window_hits, 0);
-		window_calls = 0;
-		begin_stretch(test, h);
-		WRITE_ONCE(unregistering, true);
-		unregister_kprobes(kps, n);
-		/* It could not finish before the other CPU let it. */
-		KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(h->in_stretch), "round %d", round);
-		WRITE_ONCE(unregistering, false);
-		KUNIT_EXPECT_TRUE(test, wait_for_flag(&h->stretch_done));
-		KUNIT_EXPECT_GE(test, window_calls, 200);
-		kunit_info(test, "round %d: %d hits on the way out\n", round,
-			   atomic_read(&window_hits));
+		for (tries = 0; tries < 3; tries++) {
+			KUNIT_ASSERT_EQ(test, register_kprobes(kps, n), 0);
+			atomic_set(&posts, 0);
+			KUNIT_EXPECT_EQ(test, call_target(7), krc_target_expected(7));
+			KUNIT_EXPECT_EQ(test, atomic_read(&posts), n);
+			atomic_set(&window_hits, 0);
+			window_calls = 0;
+			begin_stretch(test, h);
+			WRITE_ONCE(unregistering, true);
+			unregister_kprobes(kps, n);
+			/* It could not finish before the other CPU let it. */
+			KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(h->in_stretch),
+					       "round %d", round);
+			WRITE_ONCE(unregistering, false);
+			KUNIT_EXPECT_TRUE(test, wait_for_flag(&h->stretch_done));
+			/* Else the stretch timed out before this CPU began. */
+			if (window_calls >= 200)
+				break;
+		}
+		KUNIT_EXPECT_LT_MSG(test, tries, 3, "round %d: the window never held", round);
+		kunit_info(test, "round %d: %d hits on the way out, %d retries\n",
+			   round, atomic_read(&window_hits), tries);
 		KUNIT_EXPECT_EQ(test, call_target(7), krc_target_expected(7));
 	}
 	stop_hot_caller(h);
