@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A module with one function to probe.  Writing N to the module parameter
- * "call" calls kprobes_target_work(N) once; "last" reads its result.
+ * A module with functions to probe.  Writing N to the module parameter
+ * "call" calls kprobes_target_work(N) once, which calls
+ * kprobes_target_square(N) once; "last" reads its result.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -11,10 +12,16 @@ static int last;
 module_param(last, int, 0444);
 MODULE_PARM_DESC(last, "result of the last call");
 
+/* Called once per kprobes_target_work(): a second function to attach to. */
+static noinline int kprobes_target_square(int n)
+{
+	return n * n;
+}
+
 /* fail_function may make this return an errno (fail_function.sh). */
 static noinline int kprobes_target_work(int n)
 {
-	return n * n + 1;
+	return kprobes_target_square(n) + 1;
 }
 ALLOW_ERROR_INJECTION(kprobes_target_work, ERRNO);
 
