@@ -3,6 +3,8 @@
 #   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug|preempt]
 #   make run | make shell [ARCH=...] [VARIANT=...]
 #   make bench [ARCH=...]   probe costs, ours against upstream (README)
+#   make clients [ARCH=...] [VARIANT=...]   bpftrace, perf... on a Debian guest
+#   make debian-shell [ARCH=...]   a shell in that guest
 #   make series | make build | make setup | make clean
 
 VARIANT ?= ours
@@ -13,10 +15,10 @@ ONE_ARCH := $(if $(ARCH),$(ARCH),x86_64)
 S := scripts
 ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)
 
-.PHONY: help setup build check check-all bench run shell series clean distclean
+.PHONY: help setup build check check-all clients debian-shell bench run shell series clean distclean
 
 help:
-	@sed -n '3,7p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(S)/setup.sh
@@ -31,6 +33,12 @@ check-all: setup
 	@rc=0; for v in ours upstream; do \
 		VARIANT=$$v FLAVOR=$(FLAVOR) ARCHES="$(ARCHES)" $(S)/check.sh || rc=1; \
 	done; exit $$rc
+
+clients: setup
+	@$(ENV) ARCHES="$(ARCHES)" $(S)/clients.sh
+
+debian-shell: setup
+	@$(ENV) ARCH=$(ONE_ARCH) $(S)/clients.sh shell
 
 bench:
 	@$(S)/setup.sh --bench

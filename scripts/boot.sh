@@ -1,9 +1,9 @@
 #!/bin/bash
 # Boot the $VARIANT/$ARCH/$FLAVOR kernel in QEMU (TCG) with its initramfs.
-# usage: boot.sh check|bench|run|shell [extra kernel args...]
+# usage: boot.sh check|bench|clients|run|shell|debian [extra kernel args...]
 # check, bench: console to out/logs/<tag>.log, hard timeout BOOT_TIMEOUT seconds.
 # run:   the same, echoed to the terminal.
-# shell: interactive; Ctrl-A X leaves QEMU.
+# shell, debian: interactive (busybox, or the Debian root); Ctrl-A X leaves QEMU.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,14 +20,22 @@ append="console=$console panic=-1 oops=panic harness=$job $kernel_args $*"
 [ "$job" = run ] && append="$append quiet"
 qemu=("${qemu_cmd[@]}" -smp 2 -m 2G -no-reboot -kernel "$kernel"
 	-initrd "$initrd" -append "$append" ${QEMU_EXTRA:-})
+# The client guest's Debian root (scripts/mkrootfs.sh), read-only: the
+# guest puts a tmpfs over it.
+if [ "$job" = clients ] || [ "$job" = debian ]; then
+	rootfs=$out/rootfs/$ARCH.ext4
+	[ -f "$rootfs" ] || die "no Debian root at $rootfs; run scripts/mkrootfs.sh"
+	qemu+=(-drive "file=$rootfs,if=none,id=rootfs,format=raw,readonly=on"
+		-device "$blk_device,drive=rootfs")
+fi
 
 mkdir -p "$out/logs"
 logf=$out/logs/$tag${LOG_SUFFIX:-}.log
 case "$job" in
-shell)
+shell | debian)
 	exec "${qemu[@]}" -nographic
 	;;
-check | bench)
+check | bench | clients)
 	log "booting ($job), console log in ${logf#$top/}"
 	timeout -k 10 "$timeout_s" "${qemu[@]}" -display none -monitor none \
 		-serial stdio </dev/null >"$logf" 2>&1

@@ -24,6 +24,7 @@ x86_64)
 	image_rel=arch/x86/boot/bzImage
 	qemu_cmd=(qemu-system-x86_64 -M pc -cpu max -accel tcg,thread=single)
 	kernel_args=
+	blk_device=virtio-blk-pci
 	console=ttyS0
 	busybox=/bin/busybox
 	;;
@@ -38,6 +39,7 @@ arm64)
 	qemu_cmd=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg,thread=single
 		-device virtio-rng-device)
 	kernel_args="rng_core.default_quality=0"
+	blk_device=virtio-blk-device
 	console=ttyAMA0
 	busybox=$out/sysroot/arm64/bin/busybox
 	;;

@@ -43,6 +43,12 @@ ln -s busybox "$root/bin/sh"
 cp "$top/scripts/guest/init" "$root/init"
 cp "$top/scripts/guest/run.sh" "$root/etc/harness/run.sh"
 cp "$top/scripts/guest/bench.sh" "$root/etc/harness/bench.sh"
+cp "$top/scripts/guest/clients-boot.sh" "$root/etc/harness/clients-boot.sh"
+# The client cases (make clients), with their programs when built.
+mkdir -p "$root/clients"
+cp -a "$top/tests/clients/." "$root/clients/"
+rm -rf "$root/clients/programs"
+[ -d "$objtree/clients-programs" ] && cp -a "$objtree/clients-programs" "$root/clients/programs"
 if [ -f "$objtree/bench/kprobes_bench.ko" ]; then
 	mkdir -p "$root/bench"
 	cp "$objtree/bench/kprobes_bench.ko" "$root/bench/"

@@ -11,7 +11,8 @@ export DEBIAN_FRONTEND=noninteractive
 
 host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync patch
 	kmod ccache qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	busybox-static python3 xz-utils gzip git perl clang lld llvm"
+	busybox-static python3 xz-utils gzip git perl clang lld llvm
+	mmdebstrap e2fsprogs systemtap-sdt-dev"
 # `make bench` also draws its chart.
 [ "${1:-}" = --bench ] && host_packages="$host_packages gnuplot-nox"
 

@@ -1,0 +1,61 @@
+#!/bin/bash
+# The Debian root of the client guest for $ARCH: the packages listed in
+# tests/clients/packages and their dependencies, unpacked from Debian's
+# archive with mmdebstrap (no maintainer scripts run, so the same works for
+# a foreign architecture without binfmt), then packed into a read-only
+# ext4 image.  Kept in out/rootfs/ under a name that hashes the package
+# list and this script, so it is rebuilt only when one of them changes.
+# The guest mounts it under an overlay and adds per-kernel files (modules,
+# test programs) from its initramfs.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+suite=bookworm
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+case "$ARCH" in
+x86_64) debarch=amd64 ;;
+arm64) debarch=arm64 ;;
+esac
+
+list=$top/tests/clients/packages
+pkgs=$(grep -v '^#' "$list" | xargs | tr ' ' ,)
+key=$( (echo "$suite $mirror $debarch $pkgs"; cat "$0") | sha256sum | cut -c1-16)
+dir=$out/rootfs
+image=$dir/$ARCH-$key.ext4
+link=$dir/$ARCH.ext4
+if [ -f "$image" ]; then
+	ln -sfn "${image##*/}" "$link"
+	exit 0
+fi
+
+mkdir -p "$dir"
+tree=$dir/$ARCH-$key.tree
+rm -rf "$tree" "$image.new"
+log "rootfs: unpacking $suite/$debarch: $pkgs"
+start=$(date +%s)
+mode=root
+[ "$(id -u)" -eq 0 ] || mode=unshare
+mmdebstrap --quiet --mode=$mode --variant=extract --architectures=$debarch \
+	--include="$pkgs" "$suite" "$tree" "deb $mirror $suite main"
+
+# What the maintainer scripts would have done, as far as the guest needs it.
+cp "$tree/usr/share/base-passwd/passwd.master" "$tree/etc/passwd"
+cp "$tree/usr/share/base-passwd/group.master" "$tree/etc/group"
+ln -sfn bash "$tree/bin/sh"
+# Alternatives update-alternatives would have made.
+[ -e "$tree/usr/bin/awk" ] || ln -s gawk "$tree/usr/bin/awk"
+echo "client" > "$tree/etc/hostname"
+# Mount points the overlay root needs.
+mkdir -p "$tree"/{proc,sys,dev,tmp,run,harness} "$tree/lib/modules"
+chmod 1777 "$tree/tmp"
+# apt's caches are of no use in the guest.
+rm -rf "$tree"/var/cache/apt/* "$tree"/var/lib/apt/lists/*
+
+size=$(( $(du -sm "$tree" | cut -f1) * 5 / 4 + 64 ))
+mke2fs -q -t ext4 -L debian -d "$tree" "$image.new" "${size}M"
+mv "$image.new" "$image"
+rm -rf "$tree"
+# Older images of this arch go; the link names the current one.
+find "$dir" -maxdepth 1 -name "$ARCH-*.ext4" ! -name "${image##*/}" -delete
+ln -sfn "${image##*/}" "$link"
+log "rootfs: $(du -h "$image" | cut -f1) image in $(($(date +%s) - start)) s"
