@@ -1,0 +1,53 @@
+#!/bin/bash
+# Helpers for the client cases; each case sources this, then ends with
+# pass, fail or skip.
+pass() { echo "ok: $*"; exit 0; }
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 4; }
+
+TRACE=/sys/kernel/tracing
+TARGET=$PROGS/target
+LIBTARGET=$PROGS/libtarget.so
+export LD_LIBRARY_PATH=$PROGS
+
+# The kernel function the kernel-side cases probe: writing N to the
+# module's "call" parameter calls kprobes_target_work(N) once, which
+# returns N * N + 1.
+KFUNC=kprobes_target_work
+KMOD=$CLIENTS/modules/kprobes_target.ko
+load_kernel_target() {
+	rmmod kprobes_target 2>/dev/null
+	insmod "$CLIENTS/modules/kprobes_target.ko" ||
+		fail "cannot load kprobes_target.ko"
+}
+# kcall N...: one call of KFUNC per argument.
+kcall() {
+	for n in "$@"; do
+		echo "$n" > /sys/module/kprobes_target/parameters/call
+	done
+}
+
+# need TOOL: skip the case when the guest lacks TOOL.
+need() {
+	command -v "$1" >/dev/null || skip "$1 is not installed"
+}
+
+# value KEY TEXT: the number after "KEY" in TEXT (bpftrace map lines
+# like "@calls: 10" or "@args[3]: 1").
+value() {
+	echo "$2" | sed -n "s/^$(printf '%s' "$1" | sed 's/[][]/\\&/g'): *//p" | head -n 1
+}
+
+# first_offset FUNC: the smallest offset past FUNC's entry that takes a
+# kprobe (an instruction boundary, not the ftrace call site on arm64).
+first_offset() {
+	local off
+	for off in $(seq 1 32); do
+		if echo "p:kprobes/clients_offset $1+$off" >> $TRACE/kprobe_events 2>/dev/null; then
+			echo "-:kprobes/clients_offset" >> $TRACE/kprobe_events
+			echo "$off"
+			return 0
+		fi
+	done
+	return 1
+}

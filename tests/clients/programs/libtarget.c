@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The shared library of the client cases' target program. */
+#include "target.h"
+
+int lib_work(int n)
+{
+	return 3 * n + 1;
+}
+

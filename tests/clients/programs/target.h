@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CLIENTS_TARGET_H
+#define CLIENTS_TARGET_H
+
+int lib_work(int n);
+void target_tick(int i);
+
+#endif
