@@ -16,8 +16,13 @@ prepare() {
 	cc=gcc
 	[ "$a" = arm64 ] && cc=aarch64-linux-gnu-gcc
 	progs=$out/build/$t/clients-programs
-	mkdir -p "$progs"
-	make -s -C "$top/tests/clients/programs" CC="$cc" O="$progs" ||
+	# sys/sdt.h is arch-independent, but Debian installs it under the
+	# host's multiarch directory only: give the cross compiler a copy.
+	mkdir -p "$progs/include/sys"
+	cp /usr/include/*-linux-gnu/sys/sdt.h /usr/include/*-linux-gnu/sys/sdt-config.h \
+		"$progs/include/sys/"
+	make -s -C "$top/tests/clients/programs" CC="$cc" O="$progs" \
+		EXTRA_CFLAGS="-I$progs/include" ||
 		{ echo "   FAIL client programs for $a"; return 1; }
 	ARCH=$a "$top/scripts/mkinitramfs.sh" ||
 		{ echo "   FAIL initramfs of $VARIANT $a"; return 1; }
