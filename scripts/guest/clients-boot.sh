@@ -25,7 +25,8 @@ for fs in proc sys dev tmp; do
 done
 env="PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LD_LIBRARY_PATH=/harness/programs"
 if [ "$1" = shell ]; then
-	echo "Debian guest: bpftrace, perf, trace-cmd, staprun; test programs in"
+	echo "Debian guest: bpftrace, perf, trace-cmd, stapbpf/staprun and BCC's"
+	echo "*-bpfcc tools (modprobe kheaders first); test programs in"
 	echo "/harness/programs.  'exit' leaves QEMU."
 	setsid cttyhack chroot $root /usr/bin/env -i $env TERM=linux /bin/bash -l
 	exit 0
