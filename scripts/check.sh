@@ -1,10 +1,14 @@
 #!/bin/bash
 # `make check`: the clean-room check, then build, boot and test every arch in
-# ARCHES for $VARIANT, then one verdict over all of it.
+# ARCHES for $VARIANT, then the client cases (bpftrace, perf, trace-cmd,
+# SystemTap on the Debian guest; CLIENTS=0 leaves them out), then one
+# verdict over all of it.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$top/scripts/clients-lib.sh"
 
 ARCHES=${ARCHES:-x86_64 arm64}
+CLIENTS=${CLIENTS:-1}
 extra=0
 t0=$(date +%s)
 
@@ -34,6 +38,11 @@ for a in $ARCHES; do
 		extra=$((extra + 1))
 		continue
 	fi
+	clients=$CLIENTS
+	if [ "$clients" = 1 ] && ! clients_prepare "$a"; then
+		extra=$((extra + 1))
+		clients=0
+	fi
 	if ! ARCH=$a "$top/scripts/mkinitramfs.sh"; then
 		echo "   FAIL initramfs of $VARIANT $a"
 		extra=$((extra + 1))
@@ -44,6 +53,7 @@ for a in $ARCHES; do
 	ARCH=$a "$top/scripts/boot.sh" check || true
 	t=$(ARCH=$a bash -c ". '$top/scripts/lib.sh' && echo \$tag")
 	specs+=("$VARIANT $a:$out/logs/$t.log:$top/tests/expect/$a")
+	[ "$clients" = 1 ] && specs+=("$(clients_boot "$a")")
 done
 
 echo "== results ($(($(date +%s) - t0)) s)"

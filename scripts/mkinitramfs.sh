@@ -35,6 +35,15 @@ if [ -n "$targets" ]; then
 		TARGETS="$targets" INSTALL_PATH="$ksft" install >/dev/null
 fi
 
+# The SystemTap client cases, compiled against this kernel and the test
+# module just built, when the client programs are there (make clients,
+# make check); a script that fails to compile fails its case.
+if [ -d "$objtree/clients-programs" ]; then
+	"$top/tests/clients/systemtap/build.sh" "$objtree" "$ARCH" \
+		"$objtree/clients-programs" "$ksft/kprobes/test_modules" \
+		"$objtree/clients-systemtap" || true
+fi
+
 root=$out/initramfs/$tag
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,etc/harness,proc,sys,dev,tmp,lib,tests}
@@ -44,11 +53,15 @@ cp "$top/scripts/guest/init" "$root/init"
 cp "$top/scripts/guest/run.sh" "$root/etc/harness/run.sh"
 cp "$top/scripts/guest/bench.sh" "$root/etc/harness/bench.sh"
 cp "$top/scripts/guest/clients-boot.sh" "$root/etc/harness/clients-boot.sh"
-# The client cases (make clients), with their programs when built.
+# The client cases (make clients), with their programs and compiled
+# SystemTap scripts when built.
 mkdir -p "$root/clients"
 cp -a "$top/tests/clients/." "$root/clients/"
 rm -rf "$root/clients/programs"
 [ -d "$objtree/clients-programs" ] && cp -a "$objtree/clients-programs" "$root/clients/programs"
+rm -rf "$root/clients/systemtap-programs"
+[ -d "$objtree/clients-systemtap" ] &&
+	cp -a "$objtree/clients-systemtap" "$root/clients/systemtap-programs"
 if [ -f "$objtree/bench/kprobes_bench.ko" ]; then
 	mkdir -p "$root/bench"
 	cp "$objtree/bench/kprobes_bench.ko" "$root/bench/"

@@ -9,10 +9,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/out}
 export DEBIAN_FRONTEND=noninteractive
 
+# The last line is for the client guest (make clients, make check): its
+# root image, the USDT header for its programs, and stap, which compiles
+# the SystemTap cases against the kernel under test.
 host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync patch
 	kmod ccache qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	busybox-static python3 xz-utils gzip git perl clang lld llvm
-	mmdebstrap e2fsprogs systemtap-sdt-dev"
+	mmdebstrap e2fsprogs systemtap-sdt-dev systemtap"
 # `make bench` also draws its chart.
 [ "${1:-}" = --bench ] && host_packages="$host_packages gnuplot-nox"
 

@@ -1,0 +1,41 @@
+# The client guest's steps, shared by clients.sh (`make clients`) and
+# check.sh (`make check` runs the client cases after each arch's tests).
+# Sourced after lib.sh; every function takes the arch and runs the
+# per-arch scripts with ARCH set, as check.sh does.
+
+# clients_tag ARCH: the build tag of $VARIANT/$FLAVOR on ARCH.
+clients_tag() {
+	ARCH=$1 bash -c ". '$top/scripts/lib.sh' && echo \$tag"
+}
+
+# clients_prepare ARCH: with ARCH's kernel built, the Debian root, the
+# programs the cases probe (built for the guest's libc: Debian's, the
+# release of the host and its cross toolchain).  The initramfs is made
+# afterwards: it carries them, and compiles the SystemTap scripts once
+# the test module they probe is built.
+clients_prepare() {
+	local a=$1 cc progs
+	progs=$out/build/$(clients_tag "$a")/clients-programs
+	ARCH=$a "$top/scripts/mkrootfs.sh" || { echo "   FAIL Debian root of $a"; return 1; }
+	cc=gcc
+	[ "$a" = arm64 ] && cc=aarch64-linux-gnu-gcc
+	# sys/sdt.h is arch-independent, but Debian installs it under the
+	# host's multiarch directory only: give the cross compiler a copy.
+	mkdir -p "$progs/include/sys"
+	cp /usr/include/*-linux-gnu/sys/sdt.h /usr/include/*-linux-gnu/sys/sdt-config.h \
+		"$progs/include/sys/"
+	make -s -C "$top/tests/clients/programs" CC="$cc" O="$progs" \
+		EXTRA_CFLAGS="-I$progs/include" ||
+		{ echo "   FAIL client programs for $a"; return 1; }
+}
+
+# clients_boot ARCH: boot ARCH's kernel on the Debian root and run the
+# cases; prints the verdict spec for the console log.  The built-in KUnit
+# suites stay off: `make check` runs them in its own boot.
+clients_boot() {
+	local a=$1 t
+	t=$(clients_tag "$a")
+	ARCH=$a LOG_SUFFIX=-clients BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
+		"$top/scripts/boot.sh" clients kunit.enable=0 >&2 || true
+	echo "$VARIANT $a clients:$out/logs/$t-clients.log:$top/tests/clients/expect/$a"
+}
