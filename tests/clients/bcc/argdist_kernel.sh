@@ -8,7 +8,7 @@ load_kheaders
 load_kernel_target
 o=/tmp/argdist.out
 bcc_start "$o" argdist-bpfcc -i 30 -n 1 -C "p::$KFUNC(int n):int:n"
-wait_kprobe "$KFUNC" || { cat "$o"; fail "argdist never attached"; }
+wait_kprobe "$KFUNC" || { tail -n 40 "$o"; fail "argdist never attached"; }
 kcall 4 9 4 1 9 4
 bcc_finish "$o"
 count() { echo "$out" | awk -v v="$1" '$2 == "n" && $3 == "=" && $4 == v { print $1 }'; }

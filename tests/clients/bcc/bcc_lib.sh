@@ -27,11 +27,13 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@" >"$o" 2>&1 &
 }
 
 # wait_kprobe FUNC: until a kprobe on FUNC is registered (debugfs lists
-# every kprobe, also those made through perf), or the tool died.
+# every kprobe, also those made through perf; an entry probe sits past a
+# landing pad where the kernel has them, so at any offset), or the tool
+# died.
 wait_kprobe() {
 	local i
 	for i in $(seq 600); do
-		grep -q "[[:space:]]$1+0x0" /sys/kernel/debug/kprobes/list && return 0
+		grep -q "[[:space:]]$1+0x" /sys/kernel/debug/kprobes/list && return 0
 		kill -0 "$BCC_PID" 2>/dev/null || return 1
 		sleep 0.5
 	done

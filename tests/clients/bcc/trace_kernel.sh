@@ -9,7 +9,7 @@ load_kheaders
 load_kernel_target
 o=/tmp/trace.out
 bcc_start "$o" trace-bpfcc "$KFUNC \"arg=%d\", arg1" "r::$KFUNC \"ret=%d\", retval"
-wait_output "$o" "^PID" || { cat "$o"; fail "trace never attached"; }
+wait_output "$o" "^PID" || { tail -n 40 "$o"; fail "trace never attached"; }
 kcall 2 3 5 7
 wait_lines "$o" "arg=" 4 && wait_lines "$o" "ret=" 4
 bcc_stop

@@ -10,7 +10,7 @@ want=$($TARGET work 5)
 o=/tmp/trace-user.out
 bcc_start "$o" trace-bpfcc "p:$TARGET:target_work \"arg=%d\", arg1" \
 	"r:$TARGET:target_work \"ret=%d\", retval"
-wait_output "$o" '^PID' || { cat "$o"; fail "trace never attached"; }
+wait_output "$o" '^PID' || { tail -n 40 "$o"; fail "trace never attached"; }
 got=$($TARGET work 5)
 wait_lines "$o" "arg=" 5 && wait_lines "$o" "ret=" 5
 bcc_stop

@@ -1,6 +1,6 @@
 #!/bin/bash
-# A return probe on the test module's function, run by stapbpf: calls
-# with 2, 3, 5 and 7 return N * N + 1, 4 returns summing to 91.
+# A return probe on the test module's function, run by stapbpf: 4 calls
+# made, 4 returns counted (their values: kprobe_return_values).
 . ../lib.sh
 . ./stap_lib.sh
 need stapbpf
@@ -9,5 +9,4 @@ load_kernel_target
 out=$(stapbpf -c "$CLIENTS/kcall 2 3 5 7" "$bo" 2>&1)
 echo "$out"
 [ "$(value rets "$out")" = 4 ] || fail "expected 4 returns"
-[ "$(value sum "$out")" = 91 ] || fail "expected return values summing to 91"
-pass "stapbpf saw 4 returns and their values"
+pass "stapbpf saw 4 returns"
