@@ -26,41 +26,34 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@" >"$o" 2>&1 &
 	trap 'kill -9 $BCC_PID 2>/dev/null' EXIT
 }
 
+# until_ready CMD...: until CMD succeeds (every half second, five
+# minutes at most), or the tool died.
+until_ready() {
+	local i
+	for i in $(seq 600); do
+		"$@" && return 0
+		kill -0 "$BCC_PID" 2>/dev/null || return 1
+		sleep 0.5
+	done
+	return 1
+}
+
 # wait_kprobe FUNC: until a kprobe on FUNC is registered (debugfs lists
 # every kprobe, also those made through perf; an entry probe sits past a
-# landing pad where the kernel has them, so at any offset), or the tool
-# died.
+# landing pad where the kernel has them, so at any offset).
 wait_kprobe() {
-	local i
-	for i in $(seq 600); do
-		grep -q "[[:space:]]$1+0x" /sys/kernel/debug/kprobes/list && return 0
-		kill -0 "$BCC_PID" 2>/dev/null || return 1
-		sleep 0.5
-	done
-	return 1
+	until_ready grep -q "[[:space:]]$1+0x" /sys/kernel/debug/kprobes/list
 }
 
-# wait_output OUT PATTERN: until the tool printed PATTERN, or died.
-wait_output() {
-	local i
-	for i in $(seq 600); do
-		grep -q "$2" "$1" && return 0
-		kill -0 "$BCC_PID" 2>/dev/null || return 1
-		sleep 0.5
-	done
-	return 1
+# has_lines OUT PATTERN N: OUT holds N lines matching PATTERN.
+has_lines() {
+	[ "$(grep -c "$2" "$1")" -ge "$3" ]
 }
 
-# wait_lines OUT PATTERN N: until the tool printed N lines matching
-# PATTERN, or died.
+# wait_lines OUT PATTERN [N]: until the tool printed N (1) lines matching
+# PATTERN.
 wait_lines() {
-	local i
-	for i in $(seq 600); do
-		[ "$(grep -c "$2" "$1")" -ge "$3" ] && return 0
-		kill -0 "$BCC_PID" 2>/dev/null || return 1
-		sleep 0.5
-	done
-	return 1
+	until_ready has_lines "$1" "$2" "${3:-1}"
 }
 
 # bcc_stop: Ctrl-C for the tool, which then detaches and exits.  (trace's
@@ -77,4 +70,9 @@ bcc_finish() {
 	wait "$BCC_PID"
 	out=$(cat "$1")
 	echo "$out" | tail -n 40
+}
+
+# fields KEY: the numbers printed as KEY=N in $out, in order.
+fields() {
+	echo "$out" | grep -o "$1=[0-9]*" | cut -d= -f2 | xargs
 }

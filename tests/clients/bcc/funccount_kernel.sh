@@ -7,7 +7,7 @@ load_kheaders
 load_kernel_target
 o=/tmp/funccount.out
 bcc_start "$o" funccount-bpfcc -d 30 "$KFUNC"
-wait_output "$o" "^Tracing" || { tail -n 40 "$o"; fail "funccount never attached"; }
+wait_lines "$o" "^Tracing" || { tail -n 40 "$o"; fail "funccount never attached"; }
 kcall 1 2 3 4 5 6
 bcc_finish "$o"
 n=$(echo "$out" | awk -v f="$KFUNC" '$1 == f { print $2 }')

@@ -9,13 +9,13 @@ load_kheaders
 load_kernel_target
 o=/tmp/trace.out
 bcc_start "$o" trace-bpfcc "$KFUNC \"arg=%d\", arg1" "r::$KFUNC \"ret=%d\", retval"
-wait_output "$o" "^PID" || { tail -n 40 "$o"; fail "trace never attached"; }
+wait_lines "$o" "^PID" || { tail -n 40 "$o"; fail "trace never attached"; }
 kcall 2 3 5 7
 wait_lines "$o" "arg=" 4 && wait_lines "$o" "ret=" 4
 bcc_stop
 bcc_finish "$o"
-args=$(echo "$out" | grep -o 'arg=[0-9]*' | cut -d= -f2 | xargs)
-rets=$(echo "$out" | grep -o 'ret=[0-9]*' | cut -d= -f2 | xargs)
+args=$(fields arg)
+rets=$(fields ret)
 [ "$args" = "2 3 5 7" ] || fail "expected arguments 2 3 5 7, saw '$args'"
 [ "$rets" = "5 10 26 50" ] || fail "expected return values 5 10 26 50, saw '$rets'"
 pass "trace saw the 4 arguments and the 4 return values, in order"

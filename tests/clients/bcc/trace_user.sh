@@ -10,13 +10,13 @@ want=$($TARGET work 5)
 o=/tmp/trace-user.out
 bcc_start "$o" trace-bpfcc "p:$TARGET:target_work \"arg=%d\", arg1" \
 	"r:$TARGET:target_work \"ret=%d\", retval"
-wait_output "$o" '^PID' || { tail -n 40 "$o"; fail "trace never attached"; }
+wait_lines "$o" '^PID' || { tail -n 40 "$o"; fail "trace never attached"; }
 got=$($TARGET work 5)
 wait_lines "$o" "arg=" 5 && wait_lines "$o" "ret=" 5
 bcc_stop
 bcc_finish "$o"
-args=$(echo "$out" | grep -o 'arg=[0-9]*' | cut -d= -f2 | xargs)
-rets=$(echo "$out" | grep -o 'ret=[0-9]*' | cut -d= -f2 | xargs)
+args=$(fields arg)
+rets=$(fields ret)
 [ "$args" = "1 2 3 4 5" ] || fail "expected arguments 1..5, saw '$args'"
 [ "$rets" = "8 11 16 23 32" ] || fail "expected return values 8 11 16 23 32, saw '$rets'"
 [ "$got" = "$want" ] || fail "the program printed '$got', not '$want'"

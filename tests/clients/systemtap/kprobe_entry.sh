@@ -7,9 +7,6 @@
 . ../lib.sh
 . ./stap_lib.sh
 need stapbpf
-bo=$(stap_program kprobe_entry) || { echo "$bo"; exit 1; }
-load_kernel_target
-out=$(stapbpf -c "$CLIENTS/kcall 2 3 5 7" "$bo" 2>&1)
-echo "$out"
+stap_kcalls kprobe_entry
 [ "$(value calls "$out")" = 4 ] || fail "expected 4 calls"
 pass "stapbpf saw 4 calls"

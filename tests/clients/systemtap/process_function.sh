@@ -5,10 +5,8 @@
 . ../lib.sh
 . ./stap_lib.sh
 need stapbpf
-bo=$(stap_program process_function) || { echo "$bo"; exit 1; }
 want=$($TARGET work 10)
-out=$(stapbpf -c "$TARGET work 10" "$bo" 2>&1)
-echo "$out"
+stap_target process_function
 [ "$(value calls "$out")" = 10 ] || fail "expected 10 calls"
 [ "$(value returns "$out")" = 10 ] || fail "expected 10 returns"
 echo "$out" | grep -qx "$want" || fail "the program printed something else than '$want'"

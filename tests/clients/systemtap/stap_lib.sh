@@ -12,3 +12,24 @@ stap_program() {
 	fi
 	echo "$STAP/$1.bo"
 }
+
+# stap_kcalls NAME: run NAME's program with stapbpf while the test
+# module's function is called with 2, 3, 5 and 7 (returning 5, 10, 26 and
+# 50); its output in $out, shown.
+stap_kcalls() {
+	local bo
+	bo=$(stap_program "$1") || { echo "$bo"; exit 1; }
+	load_kernel_target
+	out=$(stapbpf -c "$CLIENTS/kcall 2 3 5 7" "$bo" 2>&1)
+	echo "$out"
+}
+
+# stap_target NAME: run NAME's program with stapbpf around `target work
+# 10`, 10 calls of target_work(i) returning i * i + 7; its output in $out,
+# shown.
+stap_target() {
+	local bo
+	bo=$(stap_program "$1") || { echo "$bo"; exit 1; }
+	out=$(stapbpf -c "$TARGET work 10" "$bo" 2>&1)
+	echo "$out"
+}
