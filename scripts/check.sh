@@ -1,7 +1,7 @@
 #!/bin/bash
 # `make check`: the clean-room check, then build, boot and test every arch in
 # ARCHES for $VARIANT, then the client cases (bpftrace, perf, trace-cmd,
-# SystemTap on the Debian guest; CLIENTS=0 leaves them out), then one
+# SystemTap, BCC on the Debian guest; CLIENTS=0 leaves them out), then one
 # verdict over all of it.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
