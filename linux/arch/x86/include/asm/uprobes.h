@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * x86-64 side of the uprobes contract (<linux/uprobes_arch.h>).
+ */
+#ifndef _ASM_X86_UPROBES_H
+#define _ASM_X86_UPROBES_H
+
+#include <linux/types.h>
+#include <asm/probe_insn.h>
+
+typedef u8 uprobe_opcode_t;
+
+#define MAX_UINSN_BYTES		16
+#define UPROBE_XOL_SLOT_BYTES	32	/* an instruction and an int3 */
+#define UPROBE_SWBP_INSN	0xcc
+#define UPROBE_SWBP_INSN_SIZE	1
+
+/**
+ * struct arch_uprobe - a probed instruction
+ * @insn: its bytes in the file (perf's unwinder looks at them)
+ * @ixol: what runs in a slot: @insn, with a RIP-relative operand
+ *	addressed through @scratch
+ * @pi: how a hit carries it out
+ * @scratch: register standing in for RIP in @ixol, or -1
+ */
+struct arch_uprobe {
+	u8			insn[MAX_UINSN_BYTES];
+	u8			ixol[MAX_UINSN_BYTES];
+	struct x86_probe_insn	pi;
+	s8			scratch;
+};
+
+/**
+ * struct arch_uprobe_task - a thread's state while in a slot
+ * @saved_scratch: the scratch register's own value
+ * @saved_trap_nr: thread.trap_nr before the step, which marks it to tell
+ *	a fault of the copy
+ */
+struct arch_uprobe_task {
+	unsigned long		saved_scratch;
+	unsigned long		saved_trap_nr;
+};
+
+#endif /* _ASM_X86_UPROBES_H */

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The x86-64 probe instruction layer (see <asm/probe_insn.h>).
+ *
+ * A probed instruction falls in one of three groups.  Those whose effect
+ * depends on where they run (relative and indirect branches, calls,
+ * returns) and the few that function prologues are made of (push, pop,
+ * register moves, nops) are carried out on pt_regs at the hit: no copy,
+ * no second trap.  Those that must never run under a probe are refused.
+ * Everything else runs out of line; a RIP-relative operand then needs
+ * fixing, by rebasing its displacement (kernel slots are within reach)
+ * or, for user slots that may be anywhere, by addressing through a
+ * scratch register loaded with the RIP the instruction expects.
+ */
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <asm/insn.h>
+#include <asm/insn-eval.h>
+#include <asm/ibt.h>
+#include <asm/probe_insn.h>
+#include <asm/ptrace.h>
+#include <asm/text-patching.h>
+
+/* Never probed, in any context. */
+static bool refused_always(struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+	u8 modrm = insn->modrm.bytes[0];
+
+	if (insn_has_emulate_prefix(insn) || insn_masking_exception(insn))
+		return true;
+	switch (op) {
+	case 0xcc:		/* int3: someone else's breakpoint */
+	case 0xcd:		/* int n */
+	case 0xce:		/* into */
+	case 0xcf:		/* iret */
+	case 0xca:		/* far ret */
+	case 0xcb:
+	case 0xf1:		/* int1 */
+	case 0x9a:		/* far call */
+	case 0xea:		/* far jmp */
+		return true;
+	case 0xff:		/* far call/jmp through memory */
+		return X86_MODRM_REG(modrm) == 3 || X86_MODRM_REG(modrm) == 5;
+	case 0xc7:		/* xbegin: its fallback is RIP-relative */
+		return modrm == 0xf8;
+	case 0x0f:
+		switch (op2) {
+		case 0x05:	/* syscall: may never come back (sigreturn) */
+		case 0x07:	/* sysret */
+		case 0x0b:	/* ud2: deliberate traps */
+		case 0x34:	/* sysenter */
+		case 0x35:	/* sysexit */
+		case 0xb9:	/* ud1 */
+		case 0xff:	/* ud0 */
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Privileged or special in the kernel only. */
+static bool refused_in_kernel(struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+
+	return op == 0xf4 ||			/* hlt */
+	       op == 0x8e ||			/* mov to a segment register */
+	       (op == 0x0f && op2 == 0x01);	/* system group */
+}
+
+/*
+ * push, pop and register-to-register mov, the stuff of prologues and
+ * epilogues: 64-bit forms (and the 32-bit mov) on legacy registers.
+ */
+static bool classify_reg_op(struct insn *insn, struct x86_probe_insn *pi)
+{
+	u8 op = insn->opcode.bytes[0], modrm = insn->modrm.bytes[0];
+	u8 rex = insn->rex_prefix.nbytes ? insn->rex_prefix.bytes[0] : 0;
+	u8 rm, reg;
+
+	if (insn_is_rex2(insn))
+		return false;
+	rm = X86_MODRM_RM(modrm) | (X86_REX_B(rex) ? 8 : 0);
+	reg = X86_MODRM_REG(modrm) | (X86_REX_R(rex) ? 8 : 0);
+	switch (op) {
+	case 0x50 ... 0x5f:
+		if (insn->opnd_bytes != 8)
+			return false;
+		pi->op = op < 0x58 ? X86_PROBE_PUSH : X86_PROBE_POP;
+		pi->cond = (op & 7) | (X86_REX_B(rex) ? 8 : 0);
+		return true;
+	case 0x89:		/* mov reg -> r/m */
+	case 0x8b:		/* mov r/m -> reg */
+		if (X86_MODRM_MOD(modrm) != 3 ||
+		    (insn->opnd_bytes != 8 && insn->opnd_bytes != 4))
+			return false;
+		pi->op = X86_PROBE_MOV;
+		pi->cond = op == 0x89 ? rm | reg << 4 : reg | rm << 4;
+		pi->asize = insn->opnd_bytes;
+		return true;
+	}
+	return false;
+}
+
+static bool is_branch(u8 op)
+{
+	return op != X86_PROBE_STEP && op != X86_PROBE_NOP &&
+	       op != X86_PROBE_PUSH && op != X86_PROBE_POP &&
+	       op != X86_PROBE_MOV && op != X86_PROBE_CLI &&
+	       op != X86_PROBE_STI;
+}
+
+/* Fill in @pi->op for what the hit carries out; STEP otherwise. */
+static void classify_op(struct insn *insn, const u8 *bytes,
+			enum x86_probe_ctx ctx, struct x86_probe_insn *pi)
+{
+	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
+
+	pi->op = X86_PROBE_STEP;
+	if (classify_reg_op(insn, pi))
+		return;
+	pi->rel = insn->immediate.value;
+	switch (op) {
+	case 0xeb:
+	case 0xe9:
+		pi->op = X86_PROBE_JMP;
+		return;
+	case 0xe8:
+		pi->op = X86_PROBE_CALL;
+		return;
+	case 0x70 ... 0x7f:
+		pi->op = X86_PROBE_JCC;
+		pi->cond = op & 0xf;
+		return;
+	case 0xe0 ... 0xe3:
+		pi->op = X86_PROBE_LOOP;
+		pi->cond = op;
+		pi->asize = insn->addr_bytes;
+		return;
+	case 0xc3:
+	case 0xc2:
+		pi->op = X86_PROBE_RET;
+		pi->rel = op == 0xc2 ? insn->immediate.value : 0;
+		return;
+	case 0xfa:
+	case 0xfb:
+		/* In user mode they fault (#GP) as they would in place. */
+		if (ctx == X86_PROBE_KERNEL)
+			pi->op = op == 0xfa ? X86_PROBE_CLI : X86_PROBE_STI;
+		return;
+	case 0x90:
+		/* Plain nop; with REX.B it is xchg with r8. */
+		if (!insn->rex_prefix.nbytes)
+			pi->op = X86_PROBE_NOP;
+		return;
+	case 0xff:
+		if (reg == 2)
+			pi->op = X86_PROBE_CALL_IND;
+		else if (reg == 4)
+			pi->op = X86_PROBE_JMP_IND;
+		return;
+	case 0x0f:
+		if (op2 >= 0x80 && op2 <= 0x8f) {
+			pi->op = X86_PROBE_JCC;
+			pi->cond = op2 & 0xf;
+		} else if (op2 == 0x1f) {	/* multi-byte nop */
+			pi->op = X86_PROBE_NOP;
+		}
+		return;
+	}
+	if (insn->length >= 4 && is_endbr(*(u32 *)bytes))
+		pi->op = X86_PROBE_NOP;
+}
+
+/**
+ * x86_probe_classify() - decode @bytes and decide what a hit does
+ * @bytes: the instruction (original bytes, no breakpoint)
+ * @avail: how many bytes there are
+ * @ctx: kernel or user text
+ * @pi: filled in
+ *
+ * Return: 0, -EILSEQ when the bytes do not decode, -EINVAL (kernel) or
+ * -ENOTSUPP (user) for an instruction that must not be probed.
+ */
+int x86_probe_classify(const u8 *bytes, size_t avail, enum x86_probe_ctx ctx,
+		       struct x86_probe_insn *pi)
+{
+	int refused = ctx == X86_PROBE_KERNEL ? -EINVAL : -ENOTSUPP;
+	struct insn insn;
+
+	memset(pi, 0, sizeof(*pi));
+	if (insn_decode(&insn, bytes, avail, INSN_MODE_64) < 0 || !insn.length)
+		return -EILSEQ;
+	if (refused_always(&insn) ||
+	    (ctx == X86_PROBE_KERNEL && refused_in_kernel(&insn)))
+		return refused;
+	pi->len = insn.length;
+	classify_op(&insn, bytes, ctx, pi);
+	/* A 16-bit branch (66 prefix) truncates the ip on some CPUs. */
+	if (is_branch(pi->op) && insn.opnd_bytes == 2)
+		return refused;
+	return 0;
+}
+
+/* The pt_regs word of each general register, by its encoding number. */
+static const u8 reg_word[16] = {
+	offsetof(struct pt_regs, ax) / 8, offsetof(struct pt_regs, cx) / 8,
+	offsetof(struct pt_regs, dx) / 8, offsetof(struct pt_regs, bx) / 8,
+	offsetof(struct pt_regs, sp) / 8, offsetof(struct pt_regs, bp) / 8,
+	offsetof(struct pt_regs, si) / 8, offsetof(struct pt_regs, di) / 8,
+	offsetof(struct pt_regs, r8) / 8, offsetof(struct pt_regs, r9) / 8,
+	offsetof(struct pt_regs, r10) / 8, offsetof(struct pt_regs, r11) / 8,
+	offsetof(struct pt_regs, r12) / 8, offsetof(struct pt_regs, r13) / 8,
+	offsetof(struct pt_regs, r14) / 8, offsetof(struct pt_regs, r15) / 8,
+};
+
+/**
+ * x86_probe_reg() - a general register in @regs by its encoding number
+ * @regs: the registers
+ * @nr: 0 (rax) to 15 (r15)
+ *
+ * Return: a pointer to its pt_regs word.
+ */
+unsigned long *x86_probe_reg(struct pt_regs *regs, unsigned int nr)
+{
+	return (unsigned long *)regs + reg_word[nr & 15];
+}
+
+static bool loop_taken(const struct x86_probe_insn *pi, struct pt_regs *regs)
+{
+	unsigned long mask = pi->asize == 4 ? 0xffffffffUL : ~0UL;
+	unsigned long count;
+
+	if (pi->cond == 0xe3)		/* jrcxz/jecxz: no decrement */
+		return !(regs->cx & mask);
+	count = (regs->cx - 1) & mask;
+	regs->cx = (regs->cx & ~mask) | count;
+	if (!count)
+		return false;
+	if (pi->cond == 0xe1)		/* loope */
+		return regs->flags & X86_EFLAGS_ZF;
+	if (pi->cond == 0xe0)		/* loopne */
+		return !(regs->flags & X86_EFLAGS_ZF);
+	return true;
+}
+
+/* An indirect branch's target, read the way the CPU would. */
+static bool indirect_target(const u8 *bytes, struct pt_regs *regs,
+			    const struct x86_probe_mem *mem,
+			    unsigned long *target)
+{
+	void __user *ea;
+	struct insn insn;
+	int off;
+
+	if (insn_decode(&insn, bytes, MAX_INSN_SIZE, INSN_MODE_64) < 0)
+		return false;
+	if (X86_MODRM_MOD(insn.modrm.value) == 3) {
+		off = insn_get_modrm_rm_off(&insn, regs);
+		if (off < 0)
+			return false;
+		*target = *(unsigned long *)((void *)regs + off);
+		return true;
+	}
+	/* Addresses are computed with ip at the instruction itself. */
+	ea = insn_get_addr_ref(&insn, regs);
+	if (ea == (void __user *)-1L)
+		return false;
+	return mem->read(target, (unsigned long)ea);
+}
+
+static bool push(struct pt_regs *regs, const struct x86_probe_mem *mem,
+		 unsigned long val)
+{
+	if (!mem->write(regs->sp - sizeof(long), val))
+		return false;
+	regs->sp -= sizeof(long);
+	return true;
+}
+
+/**
+ * x86_probe_emulate() - carry out @pi on @regs as if it ran at @addr
+ * @pi: what x86_probe_classify() decided
+ * @bytes: the instruction's bytes
+ * @addr: where it is
+ * @regs: the registers, ip at @addr; on success, the state after it
+ * @mem: how to reach the context's memory
+ *
+ * Return: true when done; false, @regs unchanged, when @pi->op is not
+ * carried out at the hit or memory could not be reached.
+ */
+bool x86_probe_emulate(const struct x86_probe_insn *pi, const u8 *bytes,
+		       unsigned long addr, struct pt_regs *regs,
+		       const struct x86_probe_mem *mem)
+{
+	unsigned long next = addr + pi->len, val;
+
+	switch (pi->op) {
+	case X86_PROBE_NOP:
+		break;
+	case X86_PROBE_JMP:
+		next += pi->rel;
+		break;
+	case X86_PROBE_CALL:
+		if (!push(regs, mem, next))
+			return false;
+		next += pi->rel;
+		break;
+	case X86_PROBE_JCC:
+		int3_emulate_jcc(regs, pi->cond, next, pi->rel);
+		return true;
+	case X86_PROBE_LOOP:
+		if (loop_taken(pi, regs))
+			next += pi->rel;
+		break;
+	case X86_PROBE_RET:
+		if (!mem->read(&val, regs->sp))
+			return false;
+		regs->sp += sizeof(long) + pi->rel;
+		next = val;
+		break;
+	case X86_PROBE_JMP_IND:
+	case X86_PROBE_CALL_IND:
+		if (!indirect_target(bytes, regs, mem, &val))
+			return false;
+		if (pi->op == X86_PROBE_CALL_IND && !push(regs, mem, next))
+			return false;
+		next = val;
+		break;
+	case X86_PROBE_PUSH:
+		if (!push(regs, mem, *x86_probe_reg(regs, pi->cond)))
+			return false;
+		break;
+	case X86_PROBE_POP:
+		if (!mem->read(&val, regs->sp))
+			return false;
+		/* sp first: pop %rsp loads the popped value. */
+		regs->sp += sizeof(long);
+		*x86_probe_reg(regs, pi->cond) = val;
+		break;
+	case X86_PROBE_MOV:
+		val = *x86_probe_reg(regs, pi->cond >> 4);
+		if (pi->asize == 4)
+			val = (u32)val;
+		*x86_probe_reg(regs, pi->cond) = val;
+		break;
+	case X86_PROBE_CLI:
+		regs->flags &= ~X86_EFLAGS_IF;
+		break;
+	case X86_PROBE_STI:
+		regs->flags |= X86_EFLAGS_IF;
+		break;
+	default:
+		return false;
+	}
+	regs->ip = next;
+	return true;
+}
+
+/**
+ * x86_probe_riprel_to_reg() - address a RIP-relative operand through a
+ *	register instead
+ * @bytes: the instruction
+ * @pi: its classification
+ * @out: @pi->len bytes: the instruction, rewritten when it needs it
+ *
+ * The operand [rip + disp] becomes [reg + disp], reg being one of rdi,
+ * rsi and rbp that the instruction does not name; loaded with the
+ * address after the original instruction, it finds the same memory from
+ * anywhere.  None of the three is used implicitly by an instruction with
+ * a memory ModRM operand.
+ *
+ * Return: the register's number, -ENOENT when the instruction is not
+ * RIP-relative (@out is then a plain copy), -EINVAL for an encoding this
+ * does not handle.
+ */
+int x86_probe_riprel_to_reg(const u8 *bytes, const struct x86_probe_insn *pi,
+			    u8 *out)
+{
+	static const u8 candidates[] = { X86_PROBE_DI, X86_PROBE_SI, X86_PROBE_BP };
+	int reg, vvvv = -1, i, scratch = -1;
+	struct insn insn;
+	u8 modrm;
+
+	memcpy(out, bytes, pi->len);
+	if (insn_decode(&insn, bytes, pi->len, INSN_MODE_64) < 0)
+		return -EINVAL;
+	if (!insn_rip_relative(&insn))
+		return -ENOENT;
+	if (insn_is_rex2(&insn))
+		return -EINVAL;
+
+	modrm = insn.modrm.bytes[0];
+	reg = X86_MODRM_REG(modrm);
+	if (insn.rex_prefix.nbytes && X86_REX_R(insn.rex_prefix.bytes[0]))
+		reg |= 8;
+	if (insn_is_avx(&insn)) {
+		/* R and vvvv are stored inverted; EVEX keeps vvvv in P1 too. */
+		u8 b1 = insn.vex_prefix.bytes[1];
+		u8 vb = insn.vex_prefix.nbytes == 2 ? b1 : insn.vex_prefix.bytes[2];
+
+		if (!(b1 & 0x80))
+			reg |= 8;
+		vvvv = ~X86_VEX_V(vb) & 0xf;
+	}
+	for (i = 0; i < ARRAY_SIZE(candidates); i++) {
+		if (candidates[i] != reg && candidates[i] != vvvv) {
+			scratch = candidates[i];
+			break;
+		}
+	}
+	if (scratch < 0)
+		return -EINVAL;
+
+	/* mod 10 (disp32 from a base register), rm = scratch. */
+	out[insn_offset_modrm(&insn)] = 0x80 | (modrm & 0x38) | scratch;
+	/* The base register's high bit (B) must be clear. */
+	if (insn.rex_prefix.nbytes)
+		out[insn_offset_rex_prefix(&insn)] &= ~0x01;
+	else if (insn_is_avx(&insn) && insn.vex_prefix.nbytes > 2)
+		out[insn_offset_vex_prefix(&insn) + 1] |= 0x20;	/* ~B */
+	return scratch;
+}
+
+static bool user_read(unsigned long *val, unsigned long addr)
+{
+	return !get_user(*val, (unsigned long __user *)addr);
+}
+
+static bool user_write(unsigned long addr, unsigned long val)
+{
+	return !put_user(val, (unsigned long __user *)addr);
+}
+
+/* The current task's user memory, from process context. */
+const struct x86_probe_mem x86_probe_user_mem = {
+	.read = user_read,
+	.write = user_write,
+};

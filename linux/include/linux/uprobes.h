@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Uprobes: breakpoints in user-space code, set by the kernel.
+ *
+ * Two interfaces share one engine (kernel/uprobes/):
+ *
+ *  - file probes, the interface of uprobe_events, perf and BPF: a probe
+ *    is a (file, offset) pair and is armed in every process that maps
+ *    the file there, subject to its consumers' filters;
+ *  - process probes (struct uprobe_probe, CONFIG_UPROBES_PID): a probe
+ *    is a (pid, virtual address) pair and is armed in that process only,
+ *    for kernel modules that watch one program.
+ *
+ * What an architecture provides is in <linux/uprobes_arch.h>.
+ */
+#ifndef _LINUX_UPROBES_H
+#define _LINUX_UPROBES_H
+
+#include <linux/errno.h>
+#include <linux/rbtree.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+struct inode;
+struct mm_struct;
+struct pt_regs;
+struct task_struct;
+struct uprobe;
+struct vm_area_struct;
+
+/* A consumer's handler returns this to have the probe leave this mm. */
+#define UPROBE_HANDLER_REMOVE		1
+#define UPROBE_HANDLER_MASK		1
+
+/* Return probes pending in one thread before new ones are skipped. */
+#define MAX_URETPROBE_DEPTH		64
+
+/* What uprobe_get_trampoline_vaddr() says when an mm has none. */
+#define UPROBE_NO_TRAMPOLINE_VADDR	(~0UL)
+
+/**
+ * struct uprobe_consumer - one user of a file probe
+ * @handler: called at each hit, before the probed instruction runs;
+ *	may sleep.  Returning UPROBE_HANDLER_REMOVE asks for the probe to
+ *	leave the current mm: it does when every consumer's @filter then
+ *	declines the mm.
+ * @ret_handler: called when the probed function returns; @func is the
+ *	probed address, @regs hold the return value.
+ * @filter: whether the probe should be armed in @mm; NULL means yes.
+ * @cons_node: the engine's link; not for consumers.
+ */
+struct uprobe_consumer {
+	int (*handler)(struct uprobe_consumer *self, struct pt_regs *regs);
+	int (*ret_handler)(struct uprobe_consumer *self, unsigned long func,
+			   struct pt_regs *regs);
+	bool (*filter)(struct uprobe_consumer *self, struct mm_struct *mm);
+
+	struct list_head cons_node;
+};
+
+#ifdef CONFIG_UPROBES
+#include <asm/uprobes.h>
+
+/* Where a thread is with an instruction run out of line. */
+enum uprobe_step {
+	UPROBE_STEP_NONE,	/* not in a slot */
+	UPROBE_STEP_RUNNING,	/* sent to run the copy in its slot */
+	UPROBE_STEP_DONE,	/* the slot's breakpoint trapped */
+	UPROBE_STEP_FAULTED,	/* the copy faulted or a fatal signal came */
+};
+
+/**
+ * struct return_instance - a pending return probe of one thread
+ * @next: the one pending below it (the list is a stack, newest first)
+ * @orig_ret_vaddr: the return address the trampoline replaced
+ * @entry_vaddr: the probed function's address
+ * @entry_sp: stack pointer at its entry, to tell live frames from dead
+ * @probe: the probe (a reference is held)
+ * @tail_call: returns together with @next: entered by a tail call from
+ *	a function whose return address was already the trampoline
+ */
+struct return_instance {
+	struct return_instance	*next;
+	unsigned long		orig_ret_vaddr;
+	unsigned long		entry_vaddr;
+	unsigned long		entry_sp;
+	struct uprobe		*probe;
+	bool			tail_call;
+};
+
+/**
+ * struct uprobe_task - per-thread uprobe state, allocated at first use
+ * @return_instances: pending return probes, newest first (perf's
+ *	unwinder reads them)
+ * @ri_cache: finished instances kept for reuse
+ * @depth: entries in @return_instances
+ * @vaddr: the probed address during a hit; consumers may borrow it to
+ *	pass data from a handler to code it calls (trace_uprobe does)
+ * @auprobe: the probe's instruction while its handlers run (perf's
+ *	unwinder looks at it)
+ * @step: enum uprobe_step
+ * @stepping: the probe whose instruction runs in @slot (a reference)
+ * @slot: the thread's XOL slot while it has one
+ * @slot_trap: the breakpoint that ends the code in @slot
+ * @autask: the port's state for the step
+ * @xol_dup_work: in a forked child, maps the XOL area its inherited
+ *	return probes return through
+ * @xol_dup_vaddr: where that area must go
+ */
+struct uprobe_task {
+	struct return_instance		*return_instances;
+	struct return_instance		*ri_cache;
+	unsigned int			depth;
+
+	unsigned long			vaddr;
+	struct arch_uprobe		*auprobe;
+
+	enum uprobe_step		step;
+	struct uprobe			*stepping;
+	unsigned long			slot;
+	unsigned long			slot_trap;
+	struct arch_uprobe_task		autask;
+
+	struct callback_head		xol_dup_work;
+	unsigned long			xol_dup_vaddr;
+};
+
+/* What arch_uretprobe_frame_live() is asked about. */
+enum uprobe_frame_check {
+	UPROBE_FRAME_CALL,	/* a new call is being probed */
+	UPROBE_FRAME_TAIL_CALL,	/* the same, tail-called from a probed one */
+	UPROBE_FRAME_RETURN,	/* the trampoline was reached */
+};
+
+struct xol_area;
+
+/* Per-mm state: the XOL area, NULL until a hit needs it. */
+struct uprobes_state {
+	struct xol_area		*xol_area;
+};
+
+void __init uprobes_init(void);
+
+struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
+			       loff_t ref_ctr_offset,
+			       struct uprobe_consumer *uc);
+int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add);
+void uprobe_unregister_nosync(struct uprobe *uprobe,
+			      struct uprobe_consumer *uc);
+void uprobe_unregister_sync(void);
+
+/* Hooks the rest of the kernel calls. */
+int uprobe_mmap(struct vm_area_struct *vma);
+void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
+		   unsigned long end);
+void uprobe_start_dup_mmap(void);
+void uprobe_end_dup_mmap(void);
+void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
+void uprobe_free_utask(struct task_struct *t);
+void uprobe_copy_process(struct task_struct *t, unsigned long flags);
+void uprobe_notify_resume(struct pt_regs *regs);
+bool uprobe_deny_signal(void);
+void uprobe_clear_state(struct mm_struct *mm);
+unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
+unsigned long uprobe_get_trampoline_vaddr(void);
+
+#else /* !CONFIG_UPROBES */
+
+struct uprobes_state { };
+
+#define uprobe_get_trap_addr(regs)	instruction_pointer(regs)
+
+static inline void uprobes_init(void) { }
+static inline struct uprobe *uprobe_register(struct inode *inode,
+		loff_t offset, loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+{ return ERR_PTR(-ENOSYS); }
+static inline int uprobe_apply(struct uprobe *uprobe,
+		struct uprobe_consumer *uc, bool add) { return -ENOSYS; }
+static inline void uprobe_unregister_nosync(struct uprobe *uprobe,
+		struct uprobe_consumer *uc) { }
+static inline void uprobe_unregister_sync(void) { }
+static inline int uprobe_mmap(struct vm_area_struct *vma) { return 0; }
+static inline void uprobe_munmap(struct vm_area_struct *vma,
+		unsigned long start, unsigned long end) { }
+static inline void uprobe_start_dup_mmap(void) { }
+static inline void uprobe_end_dup_mmap(void) { }
+static inline void uprobe_dup_mmap(struct mm_struct *oldmm,
+		struct mm_struct *newmm) { }
+static inline void uprobe_notify_resume(struct pt_regs *regs) { }
+static inline bool uprobe_deny_signal(void) { return false; }
+static inline void uprobe_free_utask(struct task_struct *t) { }
+static inline void uprobe_copy_process(struct task_struct *t,
+		unsigned long flags) { }
+static inline void uprobe_clear_state(struct mm_struct *mm) { }
+#endif /* !CONFIG_UPROBES */
+#endif /* _LINUX_UPROBES_H */

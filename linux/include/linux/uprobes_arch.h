@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The contract between the uprobes engine (kernel/uprobes/) and an
+ * architecture port, in both directions.
+ *
+ * How a hit works, whatever the architecture: the breakpoint traps; the
+ * port's trap handler calls uprobe_breakpoint_trap(), which only flags
+ * the thread; on the way back to user mode uprobe_notify_resume() runs
+ * the handlers in process context (they may sleep), then the port either
+ * carries the instruction out on pt_regs (arch_uprobe_emulate()) or the
+ * engine copies it to a slot of the per-mm XOL area, followed by a
+ * breakpoint, and resumes the thread there.  That second breakpoint
+ * comes back through uprobe_breakpoint_trap() and the port fixes the
+ * registers up as if the instruction had run in place.  No hardware
+ * single-step is involved.
+ *
+ * A port's <asm/uprobes.h> defines:
+ *   uprobe_opcode_t          the unit the breakpoint is made of
+ *   UPROBE_SWBP_INSN         the breakpoint instruction
+ *   UPROBE_SWBP_INSN_SIZE    its size; probe offsets are multiples of it
+ *   UPROBE_XOL_SLOT_BYTES    bytes of one XOL slot
+ *   MAX_UINSN_BYTES          the longest instruction
+ *   struct arch_uprobe       the port's copy of a probed instruction
+ *   struct arch_uprobe_task  per-thread state for a step
+ * and implements the functions below.
+ */
+#ifndef _LINUX_UPROBES_ARCH_H
+#define _LINUX_UPROBES_ARCH_H
+
+#include <linux/uprobes.h>
+
+#ifdef CONFIG_UPROBES
+
+struct mm_struct;
+struct pt_regs;
+
+/* ---- The port provides ---- */
+
+/**
+ * arch_uprobe_prepare() - decide how a hit executes an instruction
+ * @au: the probe's copy, zeroed
+ * @text: the file's bytes at the probed offset
+ * @len: how many of them there are (up to MAX_UINSN_BYTES; fewer at the
+ *	end of the file)
+ * @mm: an mm the probe goes into, for its ABI (64-bit or not)
+ *
+ * Called once per probe point, before its first breakpoint is written.
+ *
+ * Return: 0, -ENOTSUPP for an instruction that cannot be probed safely,
+ * -EILSEQ for bytes that do not decode.
+ */
+int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len,
+			struct mm_struct *mm);
+
+/**
+ * arch_uprobe_emulate() - carry the instruction out at the hit
+ * @au: the probe
+ * @regs: user registers, instruction pointer at the probed address
+ *
+ * Return: true when @regs now hold the state after the instruction;
+ * false when it must run out of line (registers untouched).
+ */
+bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs);
+
+/**
+ * arch_uprobe_fill_slot() - the code a thread runs in its slot
+ * @au: the probe
+ * @slot: the slot's user address
+ * @buf: UPROBE_XOL_SLOT_BYTES to fill
+ *
+ * The copy of the instruction, adjusted to run at @slot, followed by
+ * UPROBE_SWBP_INSN.
+ *
+ * Return: the offset of that breakpoint in @buf.
+ */
+unsigned int arch_uprobe_fill_slot(struct arch_uprobe *au, unsigned long slot,
+				   u8 *buf);
+
+/*
+ * Make @len bytes just written at @kaddr (the kernel's view of the XOL
+ * page) executable at user address @vaddr.
+ */
+void arch_uprobe_sync_slot(void *kaddr, unsigned long vaddr, size_t len);
+
+/* Prepare @regs to enter the slot at @ut->slot; 0 or -errno. */
+int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs,
+			struct uprobe_task *ut);
+
+/*
+ * The slot's breakpoint was reached: make @regs what they would be after
+ * the instruction ran at @ut->vaddr.  0, or -errno to kill the thread
+ * with SIGILL (the state cannot be made right).
+ */
+int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs,
+			 struct uprobe_task *ut);
+
+/* Whether the copy trapped (a signal now waits); checked before post_xol. */
+bool arch_uprobe_xol_was_trapped(struct task_struct *t);
+
+/* Leave the slot without completing: back to the probed address. */
+void arch_uprobe_abort_xol(struct arch_uprobe *au, struct pt_regs *regs,
+			   struct uprobe_task *ut);
+
+/* Where the breakpoint that trapped is, from the trap's registers. */
+unsigned long arch_uprobe_trap_vaddr(struct pt_regs *regs);
+
+/*
+ * Make the function about to run return to @trampoline: @regs are those
+ * at its first instruction.  Return: the return address replaced, or
+ * -1UL when it could not be.
+ */
+unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
+						struct pt_regs *regs);
+
+/*
+ * Is @ri's frame still on the stack, for the check @ctx, with the stack
+ * pointer in @regs?  Frames that a longjmp unwound are dropped.
+ */
+bool arch_uretprobe_frame_live(struct return_instance *ri, enum uprobe_frame_check ctx,
+			     struct pt_regs *regs);
+
+/*
+ * The trampoline code put at the start of every XOL area; *@size gets its
+ * length.  Reaching it either traps (a breakpoint: the engine sees a hit
+ * at the area's first address) or enters the kernel some other way that
+ * calls uprobe_handle_trampoline().
+ */
+const void *arch_uprobe_trampoline(size_t *size);
+
+/* ---- The engine provides ---- */
+
+/**
+ * uprobe_breakpoint_trap() - a user breakpoint trapped; is it ours?
+ * @regs: user registers at the trap
+ *
+ * Called by the port's trap handler with interrupts off.  Never sleeps.
+ *
+ * Return: true when uprobes will deal with it on the way back to user
+ * mode; the port must then not signal the thread.
+ */
+bool uprobe_breakpoint_trap(struct pt_regs *regs);
+
+/**
+ * uprobe_handle_trampoline() - a probed function returned
+ * @regs: user registers, with the function's return value and the stack
+ *	pointer it returned with
+ *
+ * Runs the return handlers and sets the instruction pointer to where the
+ * function returns.  For ports whose trampoline enters the kernel
+ * without a breakpoint (x86's uretprobe syscall).
+ */
+void uprobe_handle_trampoline(struct pt_regs *regs);
+
+#endif /* CONFIG_UPROBES */
+#endif /* _LINUX_UPROBES_ARCH_H */

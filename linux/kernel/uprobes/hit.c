@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A hit, from the breakpoint's trap to the instruction after it.
+ *
+ * The trap only flags the thread (TIF_UPROBE): handlers may sleep, so
+ * they run from uprobe_notify_resume() on the way back to user mode.
+ * There the probe is found from the address (its vma gives the file and
+ * offset), the consumers run in registration order, and the probed
+ * instruction is either emulated by the port or run from an XOL slot
+ * that ends in a breakpoint.  That breakpoint brings the thread back
+ * here, where the port fixes up the registers and the slot is returned.
+ *
+ * While a thread is in its slot, signals wait (uprobe_deny_signal()): a
+ * handler running on the slot's address, or a probe hit from a handler
+ * that needs a slot of its own, could not be undone.  A fatal signal, or
+ * a fault of the copy itself, abandons the step instead, with the
+ * instruction pointer back at the probe, and is then delivered.
+ */
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+
+/**
+ * uprobe_task_get() - the current thread's uprobe state
+ *
+ * Return: it, allocated on first use, or NULL without memory.
+ */
+struct uprobe_task *uprobe_task_get(void)
+{
+	if (!current->utask)
+		current->utask = kzalloc(sizeof(struct uprobe_task), GFP_KERNEL);
+	return current->utask;
+}
+
+bool uprobe_breakpoint_trap(struct pt_regs *regs)
+{
+	struct uprobe_task *ut = current->utask;
+	struct mm_struct *mm = current->mm;
+
+	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return false;
+	if (ut && ut->step == UPROBE_STEP_RUNNING) {
+		/* In a slot, only the slot's own breakpoint is ours. */
+		if (arch_uprobe_trap_vaddr(regs) != ut->slot_trap)
+			return false;
+		ut->step = UPROBE_STEP_DONE;
+	}
+	set_thread_flag(TIF_UPROBE);
+	return true;
+}
+NOKPROBE_SYMBOL(uprobe_breakpoint_trap);
+
+/* Is the current mm's text at @vaddr our breakpoint?  1, 0 or -EFAULT. */
+static int breakpoint_at(unsigned long vaddr)
+{
+	uprobe_opcode_t cur, bp = UPROBE_SWBP_INSN;
+
+	if (copy_from_user(&cur, (void __user *)vaddr, sizeof(cur)))
+		return -EFAULT;
+	return !memcmp(&cur, &bp, sizeof(cur));
+}
+
+/*
+ * The probe armed at @vaddr in the current mm.  Caller is in an
+ * uprobes_srcu read-side section.
+ */
+static struct uprobe *find_probe(unsigned long vaddr)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct uprobe *u = NULL;
+
+#ifdef CONFIG_PER_VMA_LOCK
+	vma = lock_vma_under_rcu(mm, vaddr);
+	if (vma) {
+		if (vma->vm_file)
+			u = uprobe_lookup_rcu(file_inode(vma->vm_file),
+					      uprobe_file_offset(vma, vaddr));
+		vma_end_read(vma);
+		return u;
+	}
+#endif
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, vaddr);
+	if (vma && vma->vm_file)
+		u = uprobe_lookup_rcu(file_inode(vma->vm_file),
+				      uprobe_file_offset(vma, vaddr));
+	mmap_read_unlock(mm);
+	return u;
+}
+
+/* Run the consumers' entry handlers; prepare a return probe if asked. */
+static void run_handlers(struct uprobe *u, unsigned long vaddr,
+			 struct pt_regs *regs, struct uprobe_task *ut)
+{
+	bool any = false, remove = true, want_return = false;
+	struct uprobe_consumer *uc;
+
+	ut->auprobe = &u->arch;
+	list_for_each_entry_srcu(uc, &u->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
+		int rc = 0;
+
+		any = true;
+		if (uc->handler) {
+			rc = uc->handler(uc, regs);
+			WARN_ONCE(rc & ~UPROBE_HANDLER_MASK,
+				  "uprobes: %ps returned %#x\n", uc->handler, rc);
+		}
+		remove &= rc == UPROBE_HANDLER_REMOVE;
+		want_return |= !!uc->ret_handler;
+	}
+	ut->auprobe = NULL;
+
+	if (want_return)
+		uprobe_prepare_return(u, regs, ut);
+	if (any && remove)
+		uprobe_leave_current_mm(u, vaddr);
+}
+
+/* Send the thread into a slot to run the instruction; false if not. */
+static bool start_step(struct uprobe *u, unsigned long vaddr,
+		       struct pt_regs *regs, struct uprobe_task *ut)
+{
+	u8 code[UPROBE_XOL_SLOT_BYTES];
+	struct xol_area *area;
+	unsigned long slot;
+	unsigned int trap;
+
+	area = xol_area_get(current->mm);
+	if (!area)
+		return false;
+	slot = xol_slot_take(area);
+	if (!slot)
+		return false;
+	trap = arch_uprobe_fill_slot(&u->arch, slot, code);
+	xol_slot_fill(area, slot, code, trap + UPROBE_SWBP_INSN_SIZE);
+
+	ut->vaddr = vaddr;
+	ut->slot = slot;
+	ut->slot_trap = slot + trap;
+	if (arch_uprobe_pre_xol(&u->arch, regs, ut)) {
+		xol_slot_release(area, slot);
+		ut->slot = 0;
+		return false;
+	}
+	ut->stepping = uprobe_get(u);
+	ut->step = UPROBE_STEP_RUNNING;
+	return true;
+}
+
+/* Back from the slot (or leaving it early): complete the instruction. */
+static void finish_step(struct uprobe_task *ut, struct pt_regs *regs)
+{
+	struct uprobe *u = ut->stepping;
+	struct xol_area *area = current->mm->uprobes_state.xol_area;
+	int err = 0;
+
+	if (ut->step == UPROBE_STEP_DONE && !arch_uprobe_xol_was_trapped(current))
+		err = arch_uprobe_post_xol(&u->arch, regs, ut);
+	else
+		arch_uprobe_abort_xol(&u->arch, regs, ut);
+
+	xol_slot_release(area, ut->slot);
+	ut->slot = 0;
+	ut->stepping = NULL;
+	ut->step = UPROBE_STEP_NONE;
+	uprobe_put(u);
+
+	/* Signals held back during the step may go now. */
+	spin_lock_irq(&current->sighand->siglock);
+	recalc_sigpending();
+	spin_unlock_irq(&current->sighand->siglock);
+
+	if (err)
+		force_sig(SIGILL);
+}
+
+static void handle_breakpoint(struct pt_regs *regs)
+{
+	unsigned long vaddr = arch_uprobe_trap_vaddr(regs);
+	struct uprobe_task *ut;
+	struct uprobe *u;
+	int idx;
+
+	if (uprobe_at_trampoline(vaddr)) {
+		uprobe_handle_trampoline(regs);
+		return;
+	}
+
+	idx = srcu_read_lock(&uprobes_srcu);
+	u = find_probe(vaddr);
+	if (!u || !test_bit(UPROBE_PREPARED, &u->flags)) {
+		/*
+		 * Not a probe: either the breakpoint was just taken out
+		 * (run the instruction again, now restored), or it is the
+		 * program's own.
+		 */
+		if (breakpoint_at(vaddr) > 0)
+			force_sig(SIGTRAP);
+		else
+			instruction_pointer_set(regs, vaddr);
+		goto out;
+	}
+
+	/* Handlers see the probed address; so does a restart. */
+	instruction_pointer_set(regs, vaddr);
+	ut = uprobe_task_get();
+	if (!ut)
+		goto out;
+	run_handlers(u, vaddr, regs, ut);
+
+	/* A handler that moved the thread elsewhere skips the instruction. */
+	if (instruction_pointer(regs) != vaddr)
+		goto out;
+	if (arch_uprobe_emulate(&u->arch, regs))
+		goto out;
+	start_step(u, vaddr, regs, ut);
+out:
+	srcu_read_unlock(&uprobes_srcu, idx);
+}
+
+/**
+ * uprobe_notify_resume() - TIF_UPROBE work on the way to user mode
+ * @regs: the user registers
+ */
+void uprobe_notify_resume(struct pt_regs *regs)
+{
+	struct uprobe_task *ut = current->utask;
+
+	clear_thread_flag(TIF_UPROBE);
+	if (ut && ut->stepping) {
+		if (ut->step != UPROBE_STEP_RUNNING)
+			finish_step(ut, regs);
+		return;
+	}
+	handle_breakpoint(regs);
+}
+
+/**
+ * uprobe_deny_signal() - hold signals back while in a slot
+ *
+ * Called first thing by get_signal().
+ *
+ * Return: true when the thread must go on (into its slot) with signals
+ * held; a fatal signal or a fault of the copy ends the step first.
+ */
+bool uprobe_deny_signal(void)
+{
+	struct uprobe_task *ut = current->utask;
+	bool abandon;
+
+	if (likely(!ut || !ut->stepping))
+		return false;
+	if (!task_sigpending(current))
+		return true;
+
+	abandon = __fatal_signal_pending(current) ||
+		  arch_uprobe_xol_was_trapped(current);
+	/* Held, not lost: finish_step() recalculates it. */
+	spin_lock_irq(&current->sighand->siglock);
+	clear_thread_flag(TIF_SIGPENDING);
+	spin_unlock_irq(&current->sighand->siglock);
+	if (abandon) {
+		ut->step = UPROBE_STEP_FAULTED;
+		set_thread_flag(TIF_UPROBE);
+	}
+	return true;
+}
+
+/**
+ * uprobe_get_trap_addr() - where a trap happened, as the program sees it
+ * @regs: the registers of the trap
+ *
+ * Return: the probed address for a trap in a slot, else the instruction
+ * pointer.
+ */
+unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
+{
+	struct uprobe_task *ut = current->utask;
+
+	if (unlikely(ut && ut->stepping))
+		return ut->vaddr;
+	return instruction_pointer(regs);
+}
+
+/**
+ * uprobe_free_utask() - a thread exits or execs
+ * @t: the thread (current)
+ */
+void uprobe_free_utask(struct task_struct *t)
+{
+	struct uprobe_task *ut = t->utask;
+
+	if (!ut)
+		return;
+	if (ut->stepping) {
+		struct xol_area *area = t->mm ? t->mm->uprobes_state.xol_area : NULL;
+
+		if (area && ut->slot)
+			xol_slot_release(area, ut->slot);
+		uprobe_put(ut->stepping);
+	}
+	uprobe_free_return_instances(ut);
+	kfree(ut);
+	t->utask = NULL;
+}
+
+/**
+ * uprobe_copy_process() - a new task is being made
+ * @t: the child
+ * @flags: clone flags
+ *
+ * A child that goes on running the parent's stack (fork, vfork) returns
+ * through the parent's pending return probes, so it gets copies of them;
+ * a forked child also needs the trampoline at the same address.
+ */
+void uprobe_copy_process(struct task_struct *t, unsigned long flags)
+{
+	struct uprobe_task *parent = current->utask, *child;
+	struct xol_area *area;
+
+	t->utask = NULL;
+	if (!parent || !parent->return_instances)
+		return;
+	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
+		return;		/* a thread: a stack of its own */
+
+	child = kzalloc(sizeof(*child), GFP_KERNEL);
+	if (!child || uprobe_dup_return_instances(parent, child)) {
+		kfree(child);
+		pr_warn_ratelimited("uprobes: pid %d: no memory to copy return probes to the child\n",
+				    current->pid);
+		return;
+	}
+	t->utask = child;
+	if (flags & CLONE_VM)
+		return;		/* vfork: same mm, same area */
+
+	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
+	if (!area)
+		return;
+	child->xol_dup_vaddr = xol_trampoline_vaddr(current->mm);
+	init_task_work(&child->xol_dup_work, uprobe_dup_xol_work);
+	task_work_add(t, &child->xol_dup_work, TWA_RESUME);
+}
+
+/**
+ * uprobes_init() - set up the engine at boot
+ *
+ * Nothing to do: the engine's locks and tables are static, and the ports
+ * hook their traps themselves.  Kept for fork_init(), which calls it.
+ */
+void __init uprobes_init(void)
+{
+}

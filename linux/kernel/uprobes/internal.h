@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the files of the uprobes engine share.
+ *
+ * A probe point is a struct uprobe: one per (inode, offset), found by a
+ * hit through an RCU hash and by an mmap through an rbtree sorted by
+ * inode and offset.  Consumers hang off it in registration order.  The
+ * breakpoint itself lives in the page tables of every mm that maps the
+ * file there and that some consumer's filter accepts; nothing records
+ * which mms those are, the file's reverse map finds them again.
+ *
+ * Lifetimes.  Each registered consumer holds a reference on its uprobe;
+ * so does each pending return instance and each thread stepping it.  The
+ * last reference unhashes it and frees it after an SRCU grace period,
+ * which is what hits run under: handlers may sleep.
+ *
+ * Locks, outermost first:
+ *   dup_mmap_sem (read by fork, write by a registration walk)
+ *   uprobe->register_rwsem (one registration change at a time)
+ *   mmap_lock of an mm being walked
+ *   uprobe->consumer_lock (the consumer list, for writers)
+ *   uprobes_tree_lock (the rbtree and the hash, for writers)
+ */
+#ifndef _KERNEL_UPROBES_INTERNAL_H
+#define _KERNEL_UPROBES_INTERNAL_H
+
+#include <linux/uprobes.h>
+#include <linux/uprobes_arch.h>
+#include <linux/percpu-rwsem.h>
+#include <linux/rbtree.h>
+#include <linux/refcount.h>
+#include <linux/rwsem.h>
+#include <linux/srcu.h>
+#include <linux/mm.h>
+
+struct uprobe {
+	struct rb_node		rb;		/* in uprobes_tree */
+	struct hlist_node	hash;		/* in uprobes_hash */
+	refcount_t		ref;
+	struct inode		*inode;		/* holds a reference */
+	loff_t			offset;
+	loff_t			ref_ctr_offset;
+	struct rw_semaphore	register_rwsem;
+	struct mutex		consumer_lock;
+	struct list_head	consumers;	/* RCU (uprobes_srcu) */
+	unsigned long		flags;
+	int			prepare_err;	/* the port's verdict */
+	uprobe_opcode_t		orig_opcode;	/* what the breakpoint hides */
+	struct arch_uprobe	arch;
+	struct rcu_head		rcu;
+};
+
+/* uprobe->flags */
+enum {
+	UPROBE_PREPARED,	/* the port has looked at the instruction */
+};
+
+extern struct srcu_struct uprobes_srcu;
+
+/* probes.c: the uprobe objects */
+struct uprobe *uprobe_get_or_create(struct inode *inode, loff_t offset,
+				    loff_t ref_ctr_offset);
+struct uprobe *uprobe_lookup_rcu(struct inode *inode, loff_t offset);
+struct uprobe *uprobe_get(struct uprobe *uprobe);
+void uprobe_put(struct uprobe *uprobe);
+bool uprobe_tryget(struct uprobe *uprobe);
+bool uprobes_any(void);
+int uprobes_in_range(struct inode *inode, loff_t start, loff_t end,
+		     struct uprobe **out, int max);
+
+/* text.c: reading the file, writing an mm's text */
+int uprobe_prepare(struct uprobe *uprobe, struct file *file,
+		   struct mm_struct *mm);
+int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
+		   unsigned long vaddr);
+int uprobe_remove(struct uprobe *uprobe, struct mm_struct *mm,
+		  unsigned long vaddr);
+void uprobe_ref_ctr_mmap(struct vm_area_struct *vma);
+void uprobe_ref_ctr_forget_mm(struct mm_struct *mm);
+void uprobe_ref_ctr_forget_uprobe(struct uprobe *uprobe);
+
+/* register.c */
+bool uprobe_wanted_by(struct uprobe *uprobe, struct mm_struct *mm);
+void uprobe_leave_current_mm(struct uprobe *uprobe, unsigned long vaddr);
+
+/* A vma a probe may go into: private, executable, of a file. */
+static inline bool uprobe_vma_ok(struct vm_area_struct *vma, bool install)
+{
+	vm_flags_t f = vma->vm_flags;
+
+	if (!vma->vm_file || (f & (VM_HUGETLB | VM_MAYSHARE)))
+		return false;
+	return !install || (f & VM_MAYEXEC);
+}
+
+static inline unsigned long uprobe_vaddr(struct vm_area_struct *vma,
+					 loff_t offset)
+{
+	return vma->vm_start + offset - ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
+}
+
+static inline loff_t uprobe_file_offset(struct vm_area_struct *vma,
+					unsigned long vaddr)
+{
+	return ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (vaddr - vma->vm_start);
+}
+
+/* xol.c: the per-mm area of slots and the return trampoline */
+struct xol_area *xol_area_get(struct mm_struct *mm);
+unsigned long xol_slot_take(struct xol_area *area);
+void xol_slot_fill(struct xol_area *area, unsigned long slot,
+		   const void *code, size_t len);
+void xol_slot_release(struct xol_area *area, unsigned long slot);
+unsigned long xol_trampoline_vaddr(struct mm_struct *mm);
+void uprobe_dup_xol_work(struct callback_head *work);
+
+/* hit.c */
+struct uprobe_task *uprobe_task_get(void);
+
+/* return.c */
+void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
+			   struct uprobe_task *ut);
+bool uprobe_at_trampoline(unsigned long bp_vaddr);
+void uprobe_free_return_instances(struct uprobe_task *ut);
+int uprobe_dup_return_instances(struct uprobe_task *parent,
+				struct uprobe_task *child);
+
+#endif /* _KERNEL_UPROBES_INTERNAL_H */
