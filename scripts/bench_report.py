@@ -21,6 +21,9 @@ ORDER = [
     "kprobe_body_post_handler", "kretprobe", "kprobe_plus_kretprobe",
     "kprobes_2_at_one_address", "kprobes_8_at_one_address",
     "kprobe_body_two_cpus",
+    "uprobe_unprobed_call", "uprobe_entry", "uretprobe",
+    "uprobe_plus_uretprobe", "uprobe_out_of_line",
+    "uprobe_arm_in_100_processes", "uprobe_disarm_in_100_processes",
 ]
 
 

@@ -68,3 +68,60 @@ for n in $(echo "$scale" | tr ',' ' '); do
 done
 
 rmmod kprobes_bench
+
+# --- uprobes, through uprobe_events, from the user program's side ---
+# Each figure is the time one call of the probed function takes (under
+# -icount, guest instructions): bench_entry begins with a frame setup,
+# bench_step with an add that runs out of line on both kernels.
+uprobes_bench() {
+	U=/bench/ubench
+	T=/sys/kernel/tracing
+	UE=$T/uprobe_events
+	N=20000
+	[ -x $U ] || { echo "BENCH-INFO no $U: no uprobe figures"; return; }
+	[ -f $UE ] || mount -t tracefs none $T 2>/dev/null
+	[ -f $UE ] || { echo "BENCH-INFO no uprobe_events: no uprobe figures"; return; }
+	eval "$($U offsets | awk '{ print $1 "=" $2 }')"
+	echo "p:ubench/entry $U:$entry" >> $UE &&
+		echo "r:ubench/ret $U:$entry" >> $UE &&
+		echo "p:ubench/step $U:$step" >> $UE ||
+		{ echo "BENCH-ERROR cannot define the uprobes"; return; }
+	echo 0 > $T/tracing_on
+
+	echo "BENCH uprobe_unprobed_call $($U loop entry $N) ns"
+	for c in entry ret entry+ret step; do
+		fn=entry
+		[ $c = step ] && fn=step
+		for e in $(echo $c | tr + ' '); do echo 1 > $T/events/ubench/$e/enable; done
+		v=$($U loop $fn $N) || echo "BENCH-ERROR ubench loop $fn failed under $c"
+		for e in $(echo $c | tr + ' '); do echo 0 > $T/events/ubench/$e/enable; done
+		case $c in
+		entry) m=uprobe_entry ;; ret) m=uretprobe ;;
+		entry+ret) m=uprobe_plus_uretprobe ;; step) m=uprobe_out_of_line ;;
+		esac
+		echo "BENCH $m $v ns"
+	done
+
+	# Arming one probe in a file that 100 processes map.
+	mkfifo /tmp/ubench.fifo
+	i=0
+	while [ $i -lt 100 ]; do $U wait < /tmp/ubench.fifo & i=$((i + 1)); done
+	exec 9> /tmp/ubench.fifo
+	n=0
+	while [ "$n" -lt 100 ]; do
+		n=$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' | grep -c '^wait$')
+	done
+	v=$($U timed-write $T/events/ubench/entry/enable 1)
+	echo "BENCH uprobe_arm_in_100_processes $((v / 1000)) us"
+	v=$($U timed-write $T/events/ubench/entry/enable 0)
+	echo "BENCH uprobe_disarm_in_100_processes $((v / 1000)) us"
+	exec 9>&-
+	wait
+	rm -f /tmp/ubench.fifo
+
+	echo 1 > $T/tracing_on
+	echo "-:ubench/entry" >> $UE
+	echo "-:ubench/ret" >> $UE
+	echo "-:ubench/step" >> $UE
+}
+case ",${only:-uprobes}," in *,uprobes,*) uprobes_bench ;; esac

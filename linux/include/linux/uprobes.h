@@ -7,7 +7,7 @@
  *  - file probes, the interface of uprobe_events, perf and BPF: a probe
  *    is a (file, offset) pair and is armed in every process that maps
  *    the file there, subject to its consumers' filters;
- *  - process probes (struct uprobe_probe, CONFIG_UPROBES_PID): a probe
+ *  - process probes (struct pid_uprobe, struct pid_uretprobe): a probe
  *    is a (pid, virtual address) pair and is armed in that process only,
  *    for kernel modules that watch one program.
  *
@@ -103,9 +103,14 @@ struct return_instance {
  * @slot: the thread's XOL slot while it has one
  * @slot_trap: the breakpoint that ends the code in @slot
  * @autask: the port's state for the step
+ * @in_handler: a consumer's handler is running (registration calls
+ *	from it are deferred)
  * @xol_dup_work: in a forked child, maps the XOL area its inherited
  *	return probes return through
  * @xol_dup_vaddr: where that area must go
+ * @fork_work: in a forked child, takes out the breakpoints of the
+ *	parent's process probes
+ * @fork_parent_mm: the parent's mm for @fork_work (mmgrab()ed)
  */
 struct uprobe_task {
 	struct return_instance		*return_instances;
@@ -121,8 +126,12 @@ struct uprobe_task {
 	unsigned long			slot_trap;
 	struct arch_uprobe_task		autask;
 
+	bool				in_handler;
+
 	struct callback_head		xol_dup_work;
 	unsigned long			xol_dup_vaddr;
+	struct callback_head		fork_work;
+	struct mm_struct		*fork_parent_mm;
 };
 
 /* What arch_uretprobe_frame_live() is asked about. */
@@ -163,6 +172,87 @@ bool uprobe_deny_signal(void);
 void uprobe_clear_state(struct mm_struct *mm);
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
 unsigned long uprobe_get_trampoline_vaddr(void);
+
+/*
+ * Process probes: one process, one virtual address.
+ */
+
+/* Which kind of process probe a registration_callback() is about. */
+enum uprobe_type {
+	UPTY_UPROBE,
+	UPTY_URETPROBE,
+};
+
+/**
+ * struct pid_uprobe - a probe on an instruction of one process
+ * @pid: the process (thread group) to probe
+ * @vaddr: the instruction's address in it; must be in a private,
+ *	executable mapping of a file
+ * @handler: called by the thread that hits the probe, before the
+ *	instruction runs; may sleep
+ * @registration_callback: when a register or unregister call made from
+ *	a handler completes (such calls are deferred): @reg is 1 for
+ *	register, 0 for unregister; @result what the call would have
+ *	returned
+ *
+ * The caller sets the fields above and leaves the rest zeroed.  The
+ * probe is armed in that process only: other processes running the
+ * same file never trap.  It is shared by all of the process's threads,
+ * present and future, is taken out of forked children, and goes away by
+ * itself when the process execs or exits (unregistering it afterwards
+ * does nothing).
+ */
+struct pid_uprobe {
+	pid_t			pid;
+	unsigned long		vaddr;
+	void			(*handler)(struct pid_uprobe *u,
+					   struct pt_regs *regs);
+	void			(*registration_callback)(struct pid_uprobe *u,
+							 int reg,
+							 enum uprobe_type type,
+							 int result);
+
+	/* private: */
+	struct uprobe_consumer	consumer;
+	struct uprobe		*point;
+	struct mm_struct	*mm;
+	struct list_head	node;
+	struct callback_head	deferred;
+	int			state;
+	u8			type;
+	u8			deferred_op;
+};
+
+struct pid_uretprobe;
+
+/**
+ * struct pid_uretprobe_instance - one return of a probed function
+ * @rp: the return probe
+ * @ret_addr: where the function returns to
+ */
+struct pid_uretprobe_instance {
+	struct pid_uretprobe	*rp;
+	unsigned long		ret_addr;
+};
+
+/**
+ * struct pid_uretprobe - a probe on the returns of one process's function
+ * @u: @u.pid, @u.vaddr (the function's first instruction) and
+ *	@u.registration_callback as for a struct pid_uprobe; @u.handler
+ *	is not used
+ * @handler: called when the function returns, @regs holding its return
+ *	value (regs_return_value())
+ */
+struct pid_uretprobe {
+	struct pid_uprobe	u;
+	void			(*handler)(struct pid_uretprobe_instance *ri,
+					   struct pt_regs *regs);
+};
+
+int register_pid_uprobe(struct pid_uprobe *u);
+void unregister_pid_uprobe(struct pid_uprobe *u);
+int register_pid_uretprobe(struct pid_uretprobe *rp);
+void unregister_pid_uretprobe(struct pid_uretprobe *rp);
 
 #else /* !CONFIG_UPROBES */
 

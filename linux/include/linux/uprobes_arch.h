@@ -42,15 +42,17 @@ struct pt_regs;
  * @text: the file's bytes at the probed offset
  * @len: how many of them there are (up to MAX_UINSN_BYTES; fewer at the
  *	end of the file)
- * @mm: an mm the probe goes into, for its ABI (64-bit or not)
  *
- * Called once per probe point, before its first breakpoint is written.
+ * Called once per probe point, before its first breakpoint is written,
+ * for the native instruction set.
  *
  * Return: 0, -ENOTSUPP for an instruction that cannot be probed safely,
  * -EILSEQ for bytes that do not decode.
  */
-int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len,
-			struct mm_struct *mm);
+int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len);
+
+/* Whether @mm runs the native instruction set the port decodes. */
+bool arch_uprobe_mm_supported(struct mm_struct *mm);
 
 /**
  * arch_uprobe_emulate() - carry the instruction out at the hit

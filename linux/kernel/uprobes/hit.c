@@ -104,6 +104,7 @@ static void run_handlers(struct uprobe *u, unsigned long vaddr,
 	struct uprobe_consumer *uc;
 
 	ut->auprobe = &u->arch;
+	ut->in_handler = true;
 	list_for_each_entry_srcu(uc, &u->consumers, cons_node,
 				 srcu_read_lock_held(&uprobes_srcu)) {
 		int rc = 0;
@@ -117,6 +118,7 @@ static void run_handlers(struct uprobe *u, unsigned long vaddr,
 		remove &= rc == UPROBE_HANDLER_REMOVE;
 		want_return |= !!uc->ret_handler;
 	}
+	ut->in_handler = false;
 	ut->auprobe = NULL;
 
 	if (want_return)
@@ -163,7 +165,13 @@ static void finish_step(struct uprobe_task *ut, struct pt_regs *regs)
 	struct xol_area *area = current->mm->uprobes_state.xol_area;
 	int err = 0;
 
-	if (ut->step == UPROBE_STEP_DONE && !arch_uprobe_xol_was_trapped(current))
+	/*
+	 * A signal that stopped the thread on the slot's breakpoint (a
+	 * debugger's single-step, a watchpoint) came after the copy ran:
+	 * complete it rather than run it twice.
+	 */
+	if (ut->step == UPROBE_STEP_DONE ||
+	    instruction_pointer(regs) == ut->slot_trap)
 		err = arch_uprobe_post_xol(&u->arch, regs, ut);
 	else
 		arch_uprobe_abort_xol(&u->arch, regs, ut);
@@ -197,7 +205,7 @@ static void handle_breakpoint(struct pt_regs *regs)
 
 	idx = srcu_read_lock(&uprobes_srcu);
 	u = find_probe(vaddr);
-	if (!u || !test_bit(UPROBE_PREPARED, &u->flags)) {
+	if (!u || !test_bit(UPROBE_PREPARED, &u->flags) || u->prepare_err) {
 		/*
 		 * Not a probe: either the breakpoint was just taken out
 		 * (run the instruction again, now restored), or it is the
@@ -325,31 +333,32 @@ void uprobe_free_utask(struct task_struct *t)
 void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 {
 	struct uprobe_task *parent = current->utask, *child;
-	struct xol_area *area;
+	unsigned long tramp;
 
 	t->utask = NULL;
-	if (!parent || !parent->return_instances)
-		return;
 	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
-		return;		/* a thread: a stack of its own */
+		return;		/* a thread: a stack of its own, the same mm */
 
-	child = kzalloc(sizeof(*child), GFP_KERNEL);
-	if (!child || uprobe_dup_return_instances(parent, child)) {
-		kfree(child);
-		pr_warn_ratelimited("uprobes: pid %d: no memory to copy return probes to the child\n",
-				    current->pid);
-		return;
+	if (parent && parent->return_instances) {
+		child = kzalloc(sizeof(*child), GFP_KERNEL);
+		if (!child || uprobe_dup_return_instances(parent, child)) {
+			kfree(child);
+			child = NULL;
+			pr_warn_ratelimited("uprobes: pid %d: no memory to copy return probes to the child\n",
+					    current->pid);
+		}
+		t->utask = child;
+		tramp = xol_trampoline_vaddr(current->mm);
+		if (child && !(flags & CLONE_VM) &&
+		    tramp != UPROBE_NO_TRAMPOLINE_VADDR) {
+			child->xol_dup_vaddr = tramp;
+			init_task_work(&child->xol_dup_work, uprobe_dup_xol_work);
+			task_work_add(t, &child->xol_dup_work, TWA_RESUME);
+		}
 	}
-	t->utask = child;
-	if (flags & CLONE_VM)
-		return;		/* vfork: same mm, same area */
-
-	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
-	if (!area)
-		return;
-	child->xol_dup_vaddr = xol_trampoline_vaddr(current->mm);
-	init_task_work(&child->xol_dup_work, uprobe_dup_xol_work);
-	task_work_add(t, &child->xol_dup_work, TWA_RESUME);
+	if (!(flags & CLONE_VM) && uprobe_pid_fork(t))
+		pr_warn_ratelimited("uprobes: pid %d: no memory to take process probes out of the child\n",
+				    current->pid);
 }
 
 /**

@@ -53,6 +53,7 @@ struct uprobe {
 /* uprobe->flags */
 enum {
 	UPROBE_PREPARED,	/* the port has looked at the instruction */
+	UPROBE_ARMED,		/* a breakpoint of this probe was written */
 };
 
 extern struct srcu_struct uprobes_srcu;
@@ -69,8 +70,7 @@ int uprobes_in_range(struct inode *inode, loff_t start, loff_t end,
 		     struct uprobe **out, int max);
 
 /* text.c: reading the file, writing an mm's text */
-int uprobe_prepare(struct uprobe *uprobe, struct file *file,
-		   struct mm_struct *mm);
+int uprobe_prepare(struct uprobe *uprobe, struct file *file);
 int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 		   unsigned long vaddr);
 int uprobe_remove(struct uprobe *uprobe, struct mm_struct *mm,
@@ -116,6 +116,10 @@ void uprobe_dup_xol_work(struct callback_head *work);
 
 /* hit.c */
 struct uprobe_task *uprobe_task_get(void);
+
+/* pid.c */
+int uprobe_pid_fork(struct task_struct *child);
+void uprobe_pid_mm_gone(struct mm_struct *mm);
 
 /* return.c */
 void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,

@@ -248,7 +248,7 @@ struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 	if (IS_ERR(uprobe))
 		return uprobe;
 	/* Refuse early when the page cache already holds the text. */
-	ret = uprobe_prepare(uprobe, NULL, NULL);
+	ret = uprobe_prepare(uprobe, NULL);
 	if (ret && ret != -EAGAIN)
 		goto put;
 

@@ -114,16 +114,19 @@ unused:
 	ut->ri_cache = ri;
 }
 
-static void run_return_handlers(struct return_instance *ri,
+static void run_return_handlers(struct uprobe_task *ut,
+				struct return_instance *ri,
 				struct pt_regs *regs)
 {
 	struct uprobe *u = ri->probe;
 	struct uprobe_consumer *uc;
 
+	ut->in_handler = true;
 	list_for_each_entry_srcu(uc, &u->consumers, cons_node,
 				 srcu_read_lock_held(&uprobes_srcu))
 		if (uc->ret_handler)
 			uc->ret_handler(uc, ri->entry_vaddr, regs);
+	ut->in_handler = false;
 }
 
 bool uprobe_at_trampoline(unsigned long vaddr)
@@ -163,7 +166,7 @@ void uprobe_handle_trampoline(struct pt_regs *regs)
 			WRITE_ONCE(ut->return_instances, ri);
 			ut->depth--;
 			if (live)
-				run_return_handlers(cur, regs);
+				run_return_handlers(ut, cur, regs);
 			ri_recycle(ut, cur);
 			if (end)
 				break;

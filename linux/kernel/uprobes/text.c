@@ -58,8 +58,11 @@ static int read_file_text(struct inode *inode, struct file *file,
 						   file);
 		else
 			folio = filemap_get_folio(mapping, pos >> PAGE_SHIFT);
-		if (IS_ERR(folio))
-			return done ? done : -EAGAIN;
+		if (IS_ERR(folio)) {
+			if (done)
+				return done;
+			return file || shmem_mapping(mapping) ? PTR_ERR(folio) : -EAGAIN;
+		}
 		if (!folio_test_uptodate(folio)) {
 			folio_put(folio);
 			return done ? done : -EAGAIN;
@@ -78,15 +81,13 @@ static DEFINE_MUTEX(prepare_lock);
  * uprobe_prepare() - have the port look at the probed instruction
  * @uprobe: the probe
  * @file: the file, or NULL to use only what the page cache holds
- * @mm: an mm it goes into (its ABI), or NULL for the current one
  *
  * Done once; later calls return the first verdict.
  *
  * Return: 0, the port's refusal, or -EAGAIN when @file was NULL and the
  * text was not cached.
  */
-int uprobe_prepare(struct uprobe *uprobe, struct file *file,
-		   struct mm_struct *mm)
+int uprobe_prepare(struct uprobe *uprobe, struct file *file)
 {
 	u8 text[MAX_UINSN_BYTES];
 	int n, ret;
@@ -108,8 +109,7 @@ int uprobe_prepare(struct uprobe *uprobe, struct file *file,
 		ret = -EINVAL;
 	} else {
 		memcpy(&uprobe->orig_opcode, text, UPROBE_SWBP_INSN_SIZE);
-		ret = arch_uprobe_prepare(&uprobe->arch, text, n,
-					  mm ? mm : current->mm);
+		ret = arch_uprobe_prepare(&uprobe->arch, text, n);
 	}
 	WRITE_ONCE(uprobe->prepare_err, ret);
 	/* The verdict and the copy before the flag that publishes them. */
@@ -153,8 +153,13 @@ static int poke(struct uprobe *uprobe, struct mm_struct *mm,
 	memcpy(&cur, kaddr + offset_in_page(vaddr), UPROBE_SWBP_INSN_SIZE);
 	if (install) {
 		want = &bp;
+		/*
+		 * A breakpoint already there is ours if this probe armed one
+		 * before (fork copies them); before that it can only be
+		 * someone else's, a debugger's say.
+		 */
 		if (!memcmp(&cur, &bp, UPROBE_SWBP_INSN_SIZE))
-			ret = 0;
+			ret = test_bit(UPROBE_ARMED, &uprobe->flags) ? 0 : -EEXIST;
 		else if (memcmp(&cur, &uprobe->orig_opcode, UPROBE_SWBP_INSN_SIZE))
 			ret = -EEXIST;
 		else
@@ -164,6 +169,8 @@ static int poke(struct uprobe *uprobe, struct mm_struct *mm,
 		ret = memcmp(&cur, &bp, UPROBE_SWBP_INSN_SIZE) ? 0 : 1;
 	}
 	if (ret == 1) {
+		if (install)
+			set_bit(UPROBE_ARMED, &uprobe->flags);
 		copy_to_user_page(vma, page, vaddr,
 				  kaddr + offset_in_page(vaddr), want,
 				  UPROBE_SWBP_INSN_SIZE);
@@ -339,7 +346,8 @@ int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 	struct mm_struct *mm = vma->vm_mm;
 	int ret;
 
-	ret = uprobe_prepare(uprobe, vma->vm_file, mm);
+	ret = arch_uprobe_mm_supported(mm) ? uprobe_prepare(uprobe, vma->vm_file) :
+					     -ENOTSUPP;
 	if (ret)
 		return ret;
 	/* Before the breakpoint can trap, the trap must know to look. */

@@ -155,7 +155,7 @@ void uprobe_dup_xol_work(struct callback_head *work)
 	if (current->flags & PF_EXITING)
 		return;
 	if (!xol_area_create(ut->xol_dup_vaddr))
-		pr_warn_ratelimited("uprobes: pid %d: no XOL xa at %#lx for the return probes inherited at fork\n",
+		pr_warn_ratelimited("uprobes: pid %d: no XOL area at %#lx for the return probes inherited at fork\n",
 				    current->pid, ut->xol_dup_vaddr);
 }
 
@@ -232,6 +232,7 @@ void uprobe_clear_state(struct mm_struct *mm)
 	struct xol_area *xa = mm->uprobes_state.xol_area;
 
 	uprobe_ref_ctr_forget_mm(mm);
+	uprobe_pid_mm_gone(mm);
 	if (xa)
 		xol_area_free(xa);
 	mm->uprobes_state.xol_area = NULL;

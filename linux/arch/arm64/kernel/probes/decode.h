@@ -33,8 +33,8 @@ enum arm64_probe_class {
 /*
  * Where kernel and user probes differ.  A kernel probe steps its copy
  * with DAIF masked and a trap after it, so whatever reads or writes DAIF
- * must be simulated; a user probe steps with hardware single-step and
- * leaves such instructions to trap as they would in place.
+ * must be simulated; a user probe runs its copy in user mode, where such
+ * instructions trap or act on the user's state as they would in place.
  */
 struct arm64_probe_policy {
 	/* Kernel text: DAIF and pointer authentication done at the hit. */

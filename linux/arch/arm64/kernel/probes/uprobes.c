@@ -38,14 +38,17 @@ static const struct arm64_probe_policy uprobe_policy = {
 	.read = user_read,
 };
 
-int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len,
-			struct mm_struct *mm)
+bool arch_uprobe_mm_supported(struct mm_struct *mm)
+{
+	/* A32/T32 are not decoded. */
+	return !(mm->context.flags & MMCF_AARCH32);
+}
+
+int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len)
 {
 	struct arm64_probe_verdict v;
 	u32 insn;
 
-	if (mm && (mm->context.flags & MMCF_AARCH32))
-		return -ENOTSUPP;	/* A32/T32 are not decoded */
 	if (len < AARCH64_INSN_SIZE)
 		return -EILSEQ;
 	insn = get_unaligned_le32(text);

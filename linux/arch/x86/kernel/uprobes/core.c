@@ -29,15 +29,20 @@
 /* No trap uses this number: still there after the step, nothing faulted. */
 #define UPROBE_TRAP_NR		UINT_MAX
 
-int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len,
-			struct mm_struct *mm)
+bool arch_uprobe_mm_supported(struct mm_struct *mm)
+{
+#ifdef CONFIG_IA32_EMULATION
+	/* Only 64-bit code is decoded. */
+	return !(mm->context.flags & MM_CONTEXT_UPROBE_IA32);
+#else
+	return true;
+#endif
+}
+
+int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len)
 {
 	int ret;
 
-#ifdef CONFIG_IA32_EMULATION
-	if (mm && (mm->context.flags & MM_CONTEXT_UPROBE_IA32))
-		return -ENOTSUPP;	/* only 64-bit code is decoded */
-#endif
 	ret = x86_probe_classify(text, len, X86_PROBE_USER, &au->pi);
 	if (ret)
 		return ret;

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Target for uprobe_pid.sh.  "uprobe_pid_target serve" prints the
+ * addresses of work() and dead(), then runs one command per line of
+ * stdin, answering each with one line on stdout:
+ *   call N         call work() N times; print the sum of what it returned
+ *   threads T N    T new threads call work() N times each; print the sum
+ *   fork N         a child calls work() N times; print its exit status
+ *   poke           put a breakpoint of our own at dead(); print "poked"
+ *   anon           print the kB of private copies in our text mapping
+ *   exec N         exec "uprobe_pid_target call N" (which prints the sum)
+ * "uprobe_pid_target call N" calls work() N times, prints the sum and
+ * the kB of private copies in its text, and exits.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+__attribute__((noinline)) long work(long x)
+{
+	asm volatile("" : "+r"(x));
+	return x * 3 + 1;
+}
+
+__attribute__((noinline, aligned(64))) long dead(long x)
+{
+	asm volatile("" : "+r"(x));
+	return x - 1;
+}
+
+static long calls(long n)
+{
+	long i, sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += work(i);
+	return sum;
+}
+
+static void *thread_fn(void *arg)
+{
+	return (void *)calls((long)arg);
+}
+
+/* kB of the text mapping that are private copies (a breakpoint's). */
+static long text_anon_kb(void)
+{
+	unsigned long a = (unsigned long)work, start, end;
+	char line[256];
+	long kb = -1;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, ' ') &&
+		    line[strspn(line, "0123456789abcdef")] == '-')
+			in = a >= start && a < end;
+		else if (in && sscanf(line, "Anonymous: %ld kB", &kb) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static void poke(void)
+{
+	unsigned long page = (unsigned long)dead & ~(getpagesize() - 1UL);
+
+	mprotect((void *)page, getpagesize(), PROT_READ | PROT_WRITE | PROT_EXEC);
+#ifdef __aarch64__
+	*(volatile unsigned int *)dead = 0xd4200000;	/* brk #0 */
+#else
+	*(volatile unsigned char *)dead = 0xcc;		/* int3 */
+#endif
+	mprotect((void *)page, getpagesize(), PROT_READ | PROT_EXEC);
+	__builtin___clear_cache((char *)dead, (char *)dead + 4);
+}
+
+int main(int argc, char **argv)
+{
+	char line[128], self[64];
+	long a, b;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "call")) {
+		printf("%ld %ld\n", calls(atol(argv[2])), text_anon_kb());
+		return 0;
+	}
+	if (argc != 2 || strcmp(argv[1], "serve"))
+		return 1;
+	printf("%#lx %#lx\n", (unsigned long)work, (unsigned long)dead);
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "call %ld", &a) == 1) {
+			printf("%ld\n", calls(a));
+		} else if (sscanf(line, "threads %ld %ld", &a, &b) == 2) {
+			pthread_t t[16];
+			long i, sum = 0;
+			void *r;
+
+			for (i = 0; i < a && i < 16; i++)
+				pthread_create(&t[i], NULL, thread_fn, (void *)b);
+			for (i = 0; i < a && i < 16; i++) {
+				pthread_join(t[i], &r);
+				sum += (long)r;
+			}
+			printf("%ld\n", sum);
+		} else if (sscanf(line, "fork %ld", &a) == 1) {
+			int status;
+			pid_t p = fork();
+
+			if (!p)
+				_exit(calls(a) == a * (3 * a - 1) / 2 ? 0 : 3);
+			waitpid(p, &status, 0);
+			printf("%d\n", status);
+		} else if (!strncmp(line, "poke", 4)) {
+			poke();
+			printf("poked\n");
+		} else if (!strncmp(line, "anon", 4)) {
+			printf("%ld\n", text_anon_kb());
+		} else if (sscanf(line, "exec %ld", &a) == 1) {
+			snprintf(self, sizeof(self), "%ld", a);
+			execl("/proc/self/exe", argv[0], "call", self, NULL);
+			return 2;
+		}
+	}
+	return 0;
+}
