@@ -262,25 +262,28 @@ struct uprobes_state { };
 
 static inline void uprobes_init(void) { }
 static inline struct uprobe *uprobe_register(struct inode *inode,
-		loff_t offset, loff_t ref_ctr_offset, struct uprobe_consumer *uc)
-{ return ERR_PTR(-ENOSYS); }
+					     loff_t offset,
+					     loff_t ref_ctr_offset,
+					     struct uprobe_consumer *uc)
+{ return ERR_PTR(-EOPNOTSUPP); }
 static inline int uprobe_apply(struct uprobe *uprobe,
-		struct uprobe_consumer *uc, bool add) { return -ENOSYS; }
+			       struct uprobe_consumer *uc, bool add)
+{ return -EOPNOTSUPP; }
 static inline void uprobe_unregister_nosync(struct uprobe *uprobe,
-		struct uprobe_consumer *uc) { }
+					    struct uprobe_consumer *uc) { }
 static inline void uprobe_unregister_sync(void) { }
 static inline int uprobe_mmap(struct vm_area_struct *vma) { return 0; }
 static inline void uprobe_munmap(struct vm_area_struct *vma,
-		unsigned long start, unsigned long end) { }
+				 unsigned long start, unsigned long end) { }
 static inline void uprobe_start_dup_mmap(void) { }
 static inline void uprobe_end_dup_mmap(void) { }
 static inline void uprobe_dup_mmap(struct mm_struct *oldmm,
-		struct mm_struct *newmm) { }
+				   struct mm_struct *newmm) { }
 static inline void uprobe_notify_resume(struct pt_regs *regs) { }
 static inline bool uprobe_deny_signal(void) { return false; }
 static inline void uprobe_free_utask(struct task_struct *t) { }
 static inline void uprobe_copy_process(struct task_struct *t,
-		unsigned long flags) { }
+				       unsigned long flags) { }
 static inline void uprobe_clear_state(struct mm_struct *mm) { }
 #endif /* !CONFIG_UPROBES */
 #endif /* _LINUX_UPROBES_H */

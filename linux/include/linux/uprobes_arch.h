@@ -46,7 +46,7 @@ struct pt_regs;
  * Called once per probe point, before its first breakpoint is written,
  * for the native instruction set.
  *
- * Return: 0, -ENOTSUPP for an instruction that cannot be probed safely,
+ * Return: 0, -EOPNOTSUPP for an instruction that cannot be probed safely,
  * -EILSEQ for bytes that do not decode.
  */
 int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len);
@@ -118,8 +118,9 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
  * Is @ri's frame still on the stack, for the check @ctx, with the stack
  * pointer in @regs?  Frames that a longjmp unwound are dropped.
  */
-bool arch_uretprobe_frame_live(struct return_instance *ri, enum uprobe_frame_check ctx,
-			     struct pt_regs *regs);
+bool arch_uretprobe_frame_live(struct return_instance *ri,
+			       enum uprobe_frame_check ctx,
+			       struct pt_regs *regs);
 
 /*
  * The trampoline code put at the start of every XOL area; *@size gets its

@@ -35,7 +35,7 @@
 struct uprobe_task *uprobe_task_get(void)
 {
 	if (!current->utask)
-		current->utask = kzalloc(sizeof(struct uprobe_task), GFP_KERNEL);
+		current->utask = kzalloc(sizeof(*current->utask), GFP_KERNEL);
 	return current->utask;
 }
 

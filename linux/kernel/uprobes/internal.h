@@ -40,8 +40,8 @@ struct uprobe {
 	struct inode		*inode;		/* holds a reference */
 	loff_t			offset;
 	loff_t			ref_ctr_offset;
-	struct rw_semaphore	register_rwsem;
-	struct mutex		consumer_lock;
+	struct rw_semaphore	register_rwsem;	/* one change at a time */
+	struct mutex		consumer_lock;	/* writers of @consumers */
 	struct list_head	consumers;	/* RCU (uprobes_srcu) */
 	unsigned long		flags;
 	int			prepare_err;	/* the port's verdict */

@@ -265,7 +265,7 @@ static void unregister_common(struct pid_uprobe *u, enum uprobe_type type)
  * no such process; -EINVAL for an address not in a private executable
  * mapping of a file, or misaligned; -EBUSY when @u is registered
  * already; -EEXIST when the process's text there is not the file's
- * (a debugger's breakpoint, say); -ENOTSUPP for an instruction that
+ * (a debugger's breakpoint, say); -EOPNOTSUPP for an instruction that
  * cannot be probed; -ENOMEM.
  */
 int register_pid_uprobe(struct pid_uprobe *u)

@@ -228,5 +228,5 @@ int uprobes_in_range(struct inode *inode, loff_t start, loff_t end,
 /* Is any probe registered at all?  (A cheap test for every mmap.) */
 bool uprobes_any(void)
 {
-	return READ_ONCE(uprobes_tree.rb_node) != NULL;
+	return !!READ_ONCE(uprobes_tree.rb_node);
 }

@@ -220,7 +220,7 @@ static bool is_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
  *
  * Return: a handle for uprobe_unregister_nosync() and uprobe_apply(), or
  * ERR_PTR(-EINVAL) for an offset outside the file, misaligned, or a
- * semaphore that differs from the probe's existing one, -ENOTSUPP when
+ * semaphore that differs from the probe's existing one, -EOPNOTSUPP when
  * the instruction cannot be probed, -EIO when the file cannot be read,
  * -EEXIST when a process's text at the probe is not the file's,
  * -ENOMEM.

@@ -26,7 +26,7 @@
 #include <linux/slab.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
-#include <asm/cacheflush.h>
+#include <linux/cacheflush.h>
 
 #include "internal.h"
 
@@ -250,12 +250,13 @@ static int ref_ctr_update(struct uprobe *uprobe, struct mm_struct *mm,
 			  short d)
 {
 	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
 	struct ref_ctr_wait *w;
-	VMA_ITERATOR(vmi, mm, 0);
 	int ret;
 
 	if (!uprobe->ref_ctr_offset)
 		return 0;
+	vma_iter_init(&vmi, mm, 0);
 	for_each_vma(vmi, vma)
 		if (ref_ctr_vma(uprobe, vma))
 			return ref_ctr_add(uprobe, vma, d);
@@ -347,7 +348,7 @@ int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 	int ret;
 
 	ret = arch_uprobe_mm_supported(mm) ? uprobe_prepare(uprobe, vma->vm_file) :
-					     -ENOTSUPP;
+					     -EOPNOTSUPP;
 	if (ret)
 		return ret;
 	/* Before the breakpoint can trap, the trap must know to look. */
@@ -374,8 +375,8 @@ int uprobe_remove(struct uprobe *uprobe, struct mm_struct *mm,
 {
 	int ret;
 
-	if (!test_bit(UPROBE_PREPARED, &uprobe->flags) ||
-	    READ_ONCE(uprobe->prepare_err))
+	/* Never armed: a breakpoint there is someone else's. */
+	if (!test_bit(UPROBE_ARMED, &uprobe->flags))
 		return 0;
 	ret = poke(uprobe, mm, vaddr, false);
 	if (ret <= 0)

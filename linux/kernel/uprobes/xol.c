@@ -135,6 +135,7 @@ out:
  */
 struct xol_area *xol_area_get(struct mm_struct *mm)
 {
+	/* Pairs with the release in xol_area_create(): a complete area. */
 	struct xol_area *xa = smp_load_acquire(&mm->uprobes_state.xol_area);
 
 	return xa ? xa : xol_area_create(0);
@@ -178,8 +179,7 @@ unsigned long xol_slot_take(struct xol_area *xa)
 				return xa->base + i * UPROBE_XOL_SLOT_BYTES;
 			continue;
 		}
-		if (wait_event_killable(xa->wq,
-				find_first_zero_bit(xa->slots, XOL_SLOTS) < XOL_SLOTS))
+		if (wait_event_killable(xa->wq, !bitmap_full(xa->slots, XOL_SLOTS)))
 			return 0;
 	}
 }
@@ -199,6 +199,7 @@ void xol_slot_fill(struct xol_area *xa, unsigned long slot,
 void xol_slot_release(struct xol_area *xa, unsigned long slot)
 {
 	clear_bit((slot - xa->base) / UPROBE_XOL_SLOT_BYTES, xa->slots);
+	/* The free slot before the look at sleepers, who look after queueing. */
 	smp_mb__after_atomic();
 	if (wq_has_sleeper(&xa->wq))
 		wake_up(&xa->wq);
@@ -206,6 +207,7 @@ void xol_slot_release(struct xol_area *xa, unsigned long slot)
 
 unsigned long xol_trampoline_vaddr(struct mm_struct *mm)
 {
+	/* Pairs with the release in xol_area_create(). */
 	struct xol_area *xa = smp_load_acquire(&mm->uprobes_state.xol_area);
 
 	return xa ? xa->base : UPROBE_NO_TRAMPOLINE_VADDR;

@@ -55,7 +55,7 @@ int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len)
 	v = arm64_probe_classify(insn, &uprobe_policy);
 	if (v.class == ARM64_PROBE_REFUSED) {
 		pr_debug("uprobes: %08x refused: %s\n", insn, v.why);
-		return -ENOTSUPP;
+		return -EOPNOTSUPP;
 	}
 	au->insn = cpu_to_le32(insn);
 	au->class = v.class;
@@ -140,8 +140,9 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
  * returns, and when it branched (not called) into another probed
  * function; a call made from inside its frame enters below it.
  */
-bool arch_uretprobe_frame_live(struct return_instance *ri, enum uprobe_frame_check ctx,
-			     struct pt_regs *regs)
+bool arch_uretprobe_frame_live(struct return_instance *ri,
+			       enum uprobe_frame_check ctx,
+			       struct pt_regs *regs)
 {
 	if (ctx == UPROBE_FRAME_TAIL_CALL)
 		return regs->sp <= ri->entry_sp;

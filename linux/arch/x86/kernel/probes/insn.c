@@ -183,12 +183,12 @@ static void classify_op(struct insn *insn, const u8 *bytes,
  * @pi: filled in
  *
  * Return: 0, -EILSEQ when the bytes do not decode, -EINVAL (kernel) or
- * -ENOTSUPP (user) for an instruction that must not be probed.
+ * -EOPNOTSUPP (user) for an instruction that must not be probed.
  */
 int x86_probe_classify(const u8 *bytes, size_t avail, enum x86_probe_ctx ctx,
 		       struct x86_probe_insn *pi)
 {
-	int refused = ctx == X86_PROBE_KERNEL ? -EINVAL : -ENOTSUPP;
+	int refused = ctx == X86_PROBE_KERNEL ? -EINVAL : -EOPNOTSUPP;
 	struct insn insn;
 
 	memset(pi, 0, sizeof(*pi));

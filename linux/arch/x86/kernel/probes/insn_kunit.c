@@ -21,35 +21,32 @@ struct classify_case {
 	s32 rel;
 };
 
-#define OK(...)		0, 0
-#define REFUSED		-EINVAL, -ENOTSUPP
-
 static const struct classify_case classify_cases[] = {
-	{ "push %rbp", { 0x55 }, 1, OK(), X86_PROBE_PUSH, 1, 5 },
-	{ "push %r15", { 0x41, 0x57 }, 2, OK(), X86_PROBE_PUSH, 2, 15 },
-	{ "pop %rbp", { 0x5d }, 1, OK(), X86_PROBE_POP, 1, 5 },
-	{ "mov %rsp,%rbp", { 0x48, 0x89, 0xe5 }, 3, OK(), X86_PROBE_MOV, 3, 0x45 },
-	{ "mov %edi,%eax", { 0x89, 0xf8 }, 2, OK(), X86_PROBE_MOV, 2, 0x70 },
-	{ "endbr64", { 0xf3, 0x0f, 0x1e, 0xfa }, 4, OK(), X86_PROBE_NOP, 4 },
-	{ "nop", { 0x90 }, 1, OK(), X86_PROBE_NOP, 1 },
-	{ "nopl 0(%rax,%rax)", { 0x0f, 0x1f, 0x44, 0, 0 }, 5, OK(), X86_PROBE_NOP, 5 },
-	{ "call rel32", { 0xe8, 0x10, 0, 0, 0 }, 5, OK(), X86_PROBE_CALL, 5, 0, 0x10 },
-	{ "jmp rel8", { 0xeb, 0xfe }, 2, OK(), X86_PROBE_JMP, 2, 0, -2 },
-	{ "je rel8", { 0x74, 0x02 }, 2, OK(), X86_PROBE_JCC, 2, 4, 2 },
-	{ "jne rel32", { 0x0f, 0x85, 0, 1, 0, 0 }, 6, OK(), X86_PROBE_JCC, 6, 5, 0x100 },
-	{ "ret", { 0xc3 }, 1, OK(), X86_PROBE_RET, 1, 0, 0 },
-	{ "ret $8", { 0xc2, 8, 0 }, 3, OK(), X86_PROBE_RET, 3, 0, 8 },
-	{ "call *%rax", { 0xff, 0xd0 }, 2, OK(), X86_PROBE_CALL_IND, 2 },
-	{ "jmp *%r11", { 0x41, 0xff, 0xe3 }, 3, OK(), X86_PROBE_JMP_IND, 3 },
-	{ "jmp *x(%rip)", { 0xff, 0x25, 0, 0, 0, 0 }, 6, OK(), X86_PROBE_JMP_IND, 6 },
-	{ "loop", { 0xe2, 0xfe }, 2, OK(), X86_PROBE_LOOP, 2, 0xe2, -2 },
-	{ "sub $16,%rsp", { 0x48, 0x83, 0xec, 0x10 }, 4, OK(), X86_PROBE_STEP, 4 },
-	{ "int3", { 0xcc }, 1, REFUSED },
-	{ "syscall", { 0x0f, 0x05 }, 2, REFUSED },
-	{ "ud2", { 0x0f, 0x0b }, 2, REFUSED },
-	{ "iretq", { 0x48, 0xcf }, 2, REFUSED },
-	{ "xbegin", { 0xc7, 0xf8, 0, 0, 0, 0 }, 6, REFUSED },
-	{ "callw rel16", { 0x66, 0xe8, 0, 0 }, 4, -EINVAL, -ENOTSUPP },
+	{ "push %rbp", { 0x55 }, 1, 0, 0, X86_PROBE_PUSH, 1, 5 },
+	{ "push %r15", { 0x41, 0x57 }, 2, 0, 0, X86_PROBE_PUSH, 2, 15 },
+	{ "pop %rbp", { 0x5d }, 1, 0, 0, X86_PROBE_POP, 1, 5 },
+	{ "mov %rsp,%rbp", { 0x48, 0x89, 0xe5 }, 3, 0, 0, X86_PROBE_MOV, 3, 0x45 },
+	{ "mov %edi,%eax", { 0x89, 0xf8 }, 2, 0, 0, X86_PROBE_MOV, 2, 0x70 },
+	{ "endbr64", { 0xf3, 0x0f, 0x1e, 0xfa }, 4, 0, 0, X86_PROBE_NOP, 4 },
+	{ "nop", { 0x90 }, 1, 0, 0, X86_PROBE_NOP, 1 },
+	{ "nopl 0(%rax,%rax)", { 0x0f, 0x1f, 0x44, 0, 0 }, 5, 0, 0, X86_PROBE_NOP, 5 },
+	{ "call rel32", { 0xe8, 0x10, 0, 0, 0 }, 5, 0, 0, X86_PROBE_CALL, 5, 0, 0x10 },
+	{ "jmp rel8", { 0xeb, 0xfe }, 2, 0, 0, X86_PROBE_JMP, 2, 0, -2 },
+	{ "je rel8", { 0x74, 0x02 }, 2, 0, 0, X86_PROBE_JCC, 2, 4, 2 },
+	{ "jne rel32", { 0x0f, 0x85, 0, 1, 0, 0 }, 6, 0, 0, X86_PROBE_JCC, 6, 5, 0x100 },
+	{ "ret", { 0xc3 }, 1, 0, 0, X86_PROBE_RET, 1, 0, 0 },
+	{ "ret $8", { 0xc2, 8, 0 }, 3, 0, 0, X86_PROBE_RET, 3, 0, 8 },
+	{ "call *%rax", { 0xff, 0xd0 }, 2, 0, 0, X86_PROBE_CALL_IND, 2 },
+	{ "jmp *%r11", { 0x41, 0xff, 0xe3 }, 3, 0, 0, X86_PROBE_JMP_IND, 3 },
+	{ "jmp *x(%rip)", { 0xff, 0x25, 0, 0, 0, 0 }, 6, 0, 0, X86_PROBE_JMP_IND, 6 },
+	{ "loop", { 0xe2, 0xfe }, 2, 0, 0, X86_PROBE_LOOP, 2, 0xe2, -2 },
+	{ "sub $16,%rsp", { 0x48, 0x83, 0xec, 0x10 }, 4, 0, 0, X86_PROBE_STEP, 4 },
+	{ "int3", { 0xcc }, 1, -EINVAL, -EOPNOTSUPP },
+	{ "syscall", { 0x0f, 0x05 }, 2, -EINVAL, -EOPNOTSUPP },
+	{ "ud2", { 0x0f, 0x0b }, 2, -EINVAL, -EOPNOTSUPP },
+	{ "iretq", { 0x48, 0xcf }, 2, -EINVAL, -EOPNOTSUPP },
+	{ "xbegin", { 0xc7, 0xf8, 0, 0, 0, 0 }, 6, -EINVAL, -EOPNOTSUPP },
+	{ "callw rel16", { 0x66, 0xe8, 0, 0 }, 4, -EINVAL, -EOPNOTSUPP },
 	{ "truncated", { 0x48, 0x8b }, 2, -EILSEQ, -EILSEQ },
 };
 
@@ -114,7 +111,8 @@ static const struct riprel_case riprel_cases[] = {
 	{ "mov x(%rip),%rdi", { 0x48, 0x8b, 0x3d, 0x78, 0x56, 0x34, 0x12 }, 7, X86_PROBE_SI },
 	{ "mov x(%rip),%r14", { 0x4c, 0x8b, 0x35, 0x78, 0x56, 0x34, 0x12 }, 7, X86_PROBE_DI },
 	{ "cmpl $5,x(%rip)", { 0x83, 0x3d, 0x78, 0x56, 0x34, 0x12, 0x05 }, 7, X86_PROBE_SI },
-	{ "vmovdqa x(%rip),%ymm0", { 0xc5, 0xfd, 0x6f, 0x05, 0x78, 0x56, 0x34, 0x12 }, 8, X86_PROBE_DI },
+	{ "vmovdqa x(%rip),%ymm0",
+	  { 0xc5, 0xfd, 0x6f, 0x05, 0x78, 0x56, 0x34, 0x12 }, 8, X86_PROBE_DI },
 	{ "vpaddd x(%rip),%ymm7,%ymm6 (vex3)",
 	  { 0xc4, 0xe1, 0x45, 0xfe, 0x35, 0x78, 0x56, 0x34, 0x12 }, 9, X86_PROBE_BP },
 };
@@ -129,10 +127,10 @@ static void riprel_rewrite(struct kunit *test)
 		struct x86_probe_insn pi;
 		struct insn orig, out;
 		u8 buf[16];
-		int reg;
+		int reg, ret;
 
-		KUNIT_ASSERT_EQ_MSG(test, x86_probe_classify(c->bytes, c->n,
-				    X86_PROBE_USER, &pi), 0, "%s", c->what);
+		ret = x86_probe_classify(c->bytes, c->n, X86_PROBE_USER, &pi);
+		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "%s", c->what);
 		reg = x86_probe_riprel_to_reg(c->bytes, &pi, buf);
 		KUNIT_EXPECT_EQ_MSG(test, reg, c->scratch, "%s", c->what);
 		if (reg < 0)
@@ -297,6 +295,7 @@ static struct kunit_suite probe_insn_x86_suite = {
 	.name = "probe_insn_x86",
 	.test_cases = probe_insn_x86_cases,
 };
+
 kunit_test_suite(probe_insn_x86_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the x86-64 probe instruction layer");

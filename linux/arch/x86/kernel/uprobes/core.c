@@ -52,7 +52,7 @@ int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len)
 	if (ret >= 0)
 		au->scratch = ret;
 	else if (ret != -ENOENT)
-		return -ENOTSUPP;
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -191,8 +191,9 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
  * a lower one; a tail call from it enters with the same one; and once
  * the function has returned, the stack pointer is above it.
  */
-bool arch_uretprobe_frame_live(struct return_instance *ri, enum uprobe_frame_check ctx,
-			     struct pt_regs *regs)
+bool arch_uretprobe_frame_live(struct return_instance *ri,
+			       enum uprobe_frame_check ctx,
+			       struct pt_regs *regs)
 {
 	if (ctx == UPROBE_FRAME_CALL)
 		return regs->sp < ri->entry_sp;

@@ -21,13 +21,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-__attribute__((noinline)) long work(long x)
+long work(long x)
 {
 	asm volatile("" : "+r"(x));
 	return x * 3 + 1;
 }
 
-__attribute__((noinline, aligned(64))) long dead(long x)
+long dead(long x)
 {
 	asm volatile("" : "+r"(x));
 	return x - 1;
@@ -35,10 +35,13 @@ __attribute__((noinline, aligned(64))) long dead(long x)
 
 static long calls(long n)
 {
+	long (*fn)(long) = work;
 	long i, sum = 0;
 
+	/* Through a pointer the compiler cannot see through: never inlined. */
+	asm("" : "+r"(fn));
 	for (i = 0; i < n; i++)
-		sum += work(i);
+		sum += fn(i);
 	return sum;
 }
 
@@ -71,15 +74,19 @@ static long text_anon_kb(void)
 static void poke(void)
 {
 	unsigned long page = (unsigned long)dead & ~(getpagesize() - 1UL);
-
-	mprotect((void *)page, getpagesize(), PROT_READ | PROT_WRITE | PROT_EXEC);
 #ifdef __aarch64__
-	*(volatile unsigned int *)dead = 0xd4200000;	/* brk #0 */
+	unsigned int bp = 0xd4200000;	/* brk #0 */
 #else
-	*(volatile unsigned char *)dead = 0xcc;		/* int3 */
+	unsigned char bp = 0xcc;	/* int3 */
 #endif
+	long (*fn)(long) = dead;
+
+	/* dead() never runs: writing over it is safe. */
+	asm("" : "+r"(fn));
+	mprotect((void *)page, getpagesize(), PROT_READ | PROT_WRITE | PROT_EXEC);
+	memcpy((void *)fn, &bp, sizeof(bp));
 	mprotect((void *)page, getpagesize(), PROT_READ | PROT_EXEC);
-	__builtin___clear_cache((char *)dead, (char *)dead + 4);
+	__builtin___clear_cache((char *)fn, (char *)fn + sizeof(bp));
 }
 
 int main(int argc, char **argv)
