@@ -48,7 +48,9 @@ root=$out/initramfs/$tag
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,etc/harness,proc,sys,dev,tmp,lib,tests}
 cp "$busybox" "$root/bin/busybox"
-ln -s busybox "$root/bin/sh"
+# A hard link, not a symlink: /proc/<pid>/maps then names the shell
+# /bin/sh, which ftracetest's uprobe test looks for to probe it.
+ln "$root/bin/busybox" "$root/bin/sh"
 cp "$top/scripts/guest/init" "$root/init"
 cp "$top/scripts/guest/run.sh" "$root/etc/harness/run.sh"
 cp "$top/scripts/guest/bench.sh" "$root/etc/harness/bench.sh"

@@ -17,7 +17,6 @@
 #include <linux/uaccess.h>
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
-#include <asm/ibt.h>
 #include <asm/probe_insn.h>
 #include <asm/ptrace.h>
 #include <asm/text-patching.h>
@@ -57,6 +56,17 @@ static bool refused_always(struct insn *insn)
 			return true;
 		}
 	}
+	return false;
+}
+
+static bool has_prefix(struct insn *insn, u8 prefix)
+{
+	insn_byte_t p;
+	int i;
+
+	for_each_insn_prefix(insn, i, p)
+		if (p == prefix)
+			return true;
 	return false;
 }
 
@@ -102,6 +112,16 @@ static bool classify_reg_op(struct insn *insn, struct x86_probe_insn *pi)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * f3 0f 1e fa, whether or not this kernel uses IBT itself (is_endbr()
+ * only knows the kernel's configuration): user code has it either way.
+ */
+static bool is_endbr64(struct insn *insn)
+{
+	return insn->opcode.bytes[1] == 0x1e && insn->modrm.bytes[0] == 0xfa &&
+	       has_prefix(insn, 0xf3);
 }
 
 static bool is_branch(u8 op)
@@ -166,13 +186,11 @@ static void classify_op(struct insn *insn, const u8 *bytes,
 		if (op2 >= 0x80 && op2 <= 0x8f) {
 			pi->op = X86_PROBE_JCC;
 			pi->cond = op2 & 0xf;
-		} else if (op2 == 0x1f) {	/* multi-byte nop */
-			pi->op = X86_PROBE_NOP;
+		} else if (op2 == 0x1f || is_endbr64(insn)) {
+			pi->op = X86_PROBE_NOP;	/* multi-byte nop, endbr64 */
 		}
 		return;
 	}
-	if (insn->length >= 4 && is_endbr(*(u32 *)bytes))
-		pi->op = X86_PROBE_NOP;
 }
 
 /**
@@ -199,8 +217,11 @@ int x86_probe_classify(const u8 *bytes, size_t avail, enum x86_probe_ctx ctx,
 		return refused;
 	pi->len = insn.length;
 	classify_op(&insn, bytes, ctx, pi);
-	/* A 16-bit branch (66 prefix) truncates the ip on some CPUs. */
-	if (is_branch(pi->op) && insn.opnd_bytes == 2)
+	/*
+	 * CPUs disagree on a branch with an operand-size prefix (AMD
+	 * truncates the ip to 16 bits, Intel ignores the prefix).
+	 */
+	if (is_branch(pi->op) && has_prefix(&insn, 0x66))
 		return refused;
 	return 0;
 }

@@ -46,7 +46,8 @@ static const struct classify_case classify_cases[] = {
 	{ "ud2", { 0x0f, 0x0b }, 2, -EINVAL, -EOPNOTSUPP },
 	{ "iretq", { 0x48, 0xcf }, 2, -EINVAL, -EOPNOTSUPP },
 	{ "xbegin", { 0xc7, 0xf8, 0, 0, 0, 0 }, 6, -EINVAL, -EOPNOTSUPP },
-	{ "callw rel16", { 0x66, 0xe8, 0, 0 }, 4, -EINVAL, -EOPNOTSUPP },
+	{ "call with 66 prefix", { 0x66, 0xe8, 0, 0, 0, 0 }, 6, -EINVAL, -EOPNOTSUPP },
+	{ "jmp with 66 prefix", { 0x66, 0xeb, 0x10 }, 3, -EINVAL, -EOPNOTSUPP },
 	{ "truncated", { 0x48, 0x8b }, 2, -EILSEQ, -EILSEQ },
 };
 
