@@ -3,20 +3,19 @@
  * x86 kprobes: decide how a probed instruction will be replayed.
  *
  * The probe address must be an instruction boundary, which on x86 can only
- * be known by decoding the function from its start.  The instruction
- * itself then falls in one of three groups: ones whose effect depends on
- * where they run (relative branches, calls, returns, indirect branches)
- * are emulated at the hit; ones that must never be probed are refused;
- * everything else runs out of line in a slot followed by an int3, with
- * RIP-relative operands rebased to the slot, or, when nothing needs fixing
- * afterwards and no post_handler wants to run, followed by a jump back.
+ * be known by decoding the function from its start.  What a hit does with
+ * the instruction is decided by the probe instruction layer kprobes share
+ * with uprobes (<asm/probe_insn.h>): emulated at the hit, refused, or run
+ * out of line in a slot followed by an int3, with RIP-relative operands
+ * rebased to the slot, or, when nothing needs fixing afterwards and no
+ * post_handler wants to run, followed by a jump back.
  */
 #include <linux/kprobes_arch.h>
 #include <linux/kprobes_hit.h>
 #include <linux/kallsyms.h>
 #include <linux/uaccess.h>
 #include <asm/insn.h>
-#include <asm/ibt.h>
+#include <asm/probe_insn.h>
 #include <asm/text-patching.h>
 #include <linux/memory.h>
 #include <linux/extable.h>
@@ -83,149 +82,13 @@ static int check_boundary(unsigned long addr)
 	return pos == addr ? 0 : -EILSEQ;
 }
 
-/* Instructions that must never run under a probe. */
-static bool refused(struct insn *insn)
-{
-	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
-	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
-
-	if (insn_has_emulate_prefix(insn) || insn_masking_exception(insn))
-		return true;
-	switch (op) {
-	case 0xcc:		/* int3: someone else's breakpoint */
-	case 0xcd:		/* int n */
-	case 0xce:		/* into */
-	case 0xcf:		/* iret */
-	case 0xca:		/* far ret */
-	case 0xcb:
-	case 0xf1:		/* int1 */
-	case 0xf4:		/* hlt */
-	case 0x9a:		/* far call */
-	case 0xea:		/* far jmp */
-	case 0x8e:		/* mov to a segment register */
-		return true;
-	case 0xff:		/* far call/jmp through memory */
-		return reg == 3 || reg == 5;
-	case 0x0f:
-		switch (op2) {
-		case 0x01:	/* system group: swapgs, lgdt, vmcall, ... */
-		case 0x05:	/* syscall */
-		case 0x07:	/* sysret */
-		case 0x0b:	/* ud2: BUG()/WARN() sites */
-		case 0x34:	/* sysenter */
-		case 0x35:	/* sysexit */
-		case 0xb9:	/* ud1 */
-		case 0xff:	/* ud0 */
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * push, pop and register-to-register mov: what function prologues and
- * epilogues are made of.  Done on pt_regs they need no slot and no second
- * trap, even for a probe with a post_handler.  Only the 64-bit forms (and
- * the 32-bit mov) with legacy REX registers.
- */
-static bool classify_reg_op(struct insn *insn, struct arch_specific_insn *ai)
-{
-	u8 op = insn->opcode.bytes[0], modrm = insn->modrm.bytes[0];
-	u8 rex = insn->rex_prefix.nbytes ? insn->rex_prefix.bytes[0] : 0;
-	u8 rm, reg;
-
-	if (insn_is_rex2(insn))
-		return false;
-	rm = X86_MODRM_RM(modrm) | (X86_REX_B(rex) ? 8 : 0);
-	reg = X86_MODRM_REG(modrm) | (X86_REX_R(rex) ? 8 : 0);
-	switch (op) {
-	case 0x50 ... 0x5f:
-		if (insn->opnd_bytes != 8)
-			return false;
-		ai->replay = op < 0x58 ? KPROBE_X86_PUSH : KPROBE_X86_POP;
-		ai->cond = (op & 7) | (X86_REX_B(rex) ? 8 : 0);
-		return true;
-	case 0x89:		/* mov reg -> r/m */
-	case 0x8b:		/* mov r/m -> reg */
-		if (X86_MODRM_MOD(modrm) != 3 ||
-		    (insn->opnd_bytes != 8 && insn->opnd_bytes != 4))
-			return false;
-		ai->replay = KPROBE_X86_MOV;
-		ai->cond = op == 0x89 ? rm | reg << 4 : reg | rm << 4;
-		ai->asize = insn->opnd_bytes;
-		return true;
-	}
-	return false;
-}
-
-/* Fill in how a hit replays @insn; returns false when it must step. */
-static bool classify_emulated(struct insn *insn, struct arch_specific_insn *ai)
-{
-	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
-	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
-
-	if (classify_reg_op(insn, ai))
-		return true;
-	ai->rel = insn->immediate.value;
-	switch (op) {
-	case 0xeb:
-	case 0xe9:
-		ai->replay = KPROBE_X86_JMP;
-		return true;
-	case 0xe8:
-		ai->replay = KPROBE_X86_CALL;
-		return true;
-	case 0x70 ... 0x7f:
-		ai->replay = KPROBE_X86_JCC;
-		ai->cond = op & 0xf;
-		return true;
-	case 0xe0 ... 0xe3:
-		ai->replay = KPROBE_X86_LOOP;
-		ai->cond = op;
-		ai->asize = insn->addr_bytes;
-		return true;
-	case 0xc3:
-	case 0xc2:
-		ai->replay = KPROBE_X86_RET;
-		ai->rel = op == 0xc2 ? insn->immediate.value : 0;
-		return true;
-	case 0xfa:
-		ai->replay = KPROBE_X86_CLI;
-		return true;
-	case 0xfb:
-		ai->replay = KPROBE_X86_STI;
-		return true;
-	case 0x90:
-		/* Plain nop; with REX.B it is xchg with r8. */
-		if (insn->rex_prefix.nbytes)
-			return false;
-		ai->replay = KPROBE_X86_NOP;
-		return true;
-	case 0xff:
-		if (reg == 2 || reg == 4) {
-			ai->replay = reg == 2 ? KPROBE_X86_CALL_IND :
-						KPROBE_X86_JMP_IND;
-			return true;
-		}
-		return false;
-	case 0x0f:
-		if (op2 >= 0x80 && op2 <= 0x8f) {
-			ai->replay = KPROBE_X86_JCC;
-			ai->cond = op2 & 0xf;
-			return true;
-		}
-		if (op2 == 0x1f) {	/* multi-byte nop */
-			ai->replay = KPROBE_X86_NOP;
-			return true;
-		}
-		return false;
-	}
-	if (is_endbr(*(u32 *)insn->kaddr)) {
-		ai->replay = KPROBE_X86_NOP;
-		return true;
-	}
-	return false;
-}
+/* The shared layer's ops are the replays, in the same order. */
+#define SAME_OP(name)	((int)KPROBE_X86_##name == (int)X86_PROBE_##name)
+static_assert(SAME_OP(STEP) && SAME_OP(NOP) && SAME_OP(JMP) && SAME_OP(JCC) &&
+	      SAME_OP(CALL) && SAME_OP(RET) && SAME_OP(LOOP) &&
+	      SAME_OP(JMP_IND) && SAME_OP(CALL_IND) && SAME_OP(CLI) &&
+	      SAME_OP(STI) && SAME_OP(PUSH) && SAME_OP(POP) && SAME_OP(MOV));
+#undef SAME_OP
 
 /* Copy the instruction to run at @to, rebasing a RIP-relative operand. */
 static int relocate(u8 *buf, unsigned long from, unsigned long to,
@@ -301,6 +164,7 @@ int arch_prepare_kprobe(struct kprobe *probe)
 	struct arch_specific_insn *ai = &probe->ainsn;
 	unsigned long addr = (unsigned long)probe->addr;
 	bool patched_by_alternatives;
+	struct x86_probe_insn pi;
 	struct insn insn;
 	int ret;
 
@@ -316,13 +180,19 @@ int arch_prepare_kprobe(struct kprobe *probe)
 	memset(ai, 0, sizeof(*ai));
 	if (kprobe_read_original(addr, ai->bytes))
 		return -EFAULT;
+	/* What to do with it is the shared instruction layer's call. */
+	ret = x86_probe_classify(ai->bytes, MAX_INSN_SIZE, X86_PROBE_KERNEL, &pi);
+	if (ret)
+		return ret;
 	if (insn_decode_kernel(&insn, ai->bytes) < 0)
 		return -EILSEQ;
-	if (refused(&insn))
-		return -EINVAL;
-	ai->len = insn.length;
+	ai->len = pi.len;
+	ai->replay = pi.op;
+	ai->cond = pi.cond;
+	ai->asize = pi.asize;
+	ai->rel = pi.rel;
 	probe->opcode = ai->bytes[0];
-	if (classify_emulated(&insn, ai)) {
+	if (ai->replay != KPROBE_X86_STEP) {
 		/* Indirect branches keep a copy to fall back on (see replay()). */
 		if (ai->replay == KPROBE_X86_JMP_IND ||
 		    ai->replay == KPROBE_X86_CALL_IND)
@@ -330,7 +200,6 @@ int arch_prepare_kprobe(struct kprobe *probe)
 		return 0;
 	}
 
-	ai->replay = KPROBE_X86_STEP;
 	ai->sets_if = insn.opcode.bytes[0] == 0x9d;		/* popf */
 	ai->pushes_flags = insn.opcode.bytes[0] == 0x9c;	/* pushf */
 	return prepare_slot(addr, &insn, ai, boostable(addr));
