@@ -10,26 +10,26 @@ need_uprobes
 ROUNDS=8
 
 add_probe p steady uv_work
-enable steady
+ev_on steady
 start_paced churn 5 6 "$VICTIM" churn 2
 expect_reply churn ready
 i=0
 while [ $i -lt $ROUNDS ]; do
-	add_probe r flip_ret uv_work 'ret=$retval:u64'
+	add_probe r flip_ret uv_work "ret=\$retval:u64"
 	add_probe p flip_other uv_other
-	enable flip_ret
-	enable flip_other
-	disable flip_ret
-	enable flip_ret
-	disable flip_other flip_ret
+	ev_on flip_ret
+	ev_on flip_other
+	ev_off flip_ret
+	ev_on flip_ret
+	ev_off flip_other flip_ret
 	del_probe flip_ret
 	del_probe flip_other
 	i=$((i + 1))
 done
 finish churn
-disable steady
+ev_off steady
 expect_ok "uprobe_victim churn"
 calls=$(echo "$OUT" | sed -n 's/^calls=//p')
-[ -n "$calls" ] && [ "$calls" -gt 0 ] || ksft_fail "no calls reported: $OUT"
+[ "${calls:-0}" -gt 0 ] || ksft_fail "no calls reported: $OUT"
 expect_hits steady "$calls"
 ksft_pass "$ROUNDS rounds of probes coming and going, $calls calls all counted"

@@ -11,11 +11,11 @@ N=10
 add_probe p cow uv_cowfn
 start_paced cow 5 6 "$VICTIM" cow $N
 expect_reply cow ready
-enable cow
+ev_on cow
 send cow
 expect_reply cow ready
 expect_hits cow $((2 * N))
-disable cow
+ev_off cow
 del_probe cow
 finish cow
 expect_ok "uprobe_victim cow"

@@ -11,11 +11,11 @@ run_victim values 5 1
 expect_ok "the unprobed run"
 want=$OUT
 add_probe p work uv_work "x=$ARG1:u64"
-add_probe r work_ret uv_work 'ret=$retval:u64'
-enable work work_ret
+add_probe r work_ret uv_work "ret=\$retval:u64"
+ev_on work work_ret
 run_victim values 5 1
 expect_ok "the probed run"
-disable work work_ret
+ev_off work work_ret
 [ "$OUT" = "$want" ] || ksft_fail "results changed under the probes"
 expect_hits work 5
 expect_lines work 5

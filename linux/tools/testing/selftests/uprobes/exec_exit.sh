@@ -10,14 +10,14 @@ LEVELS=3
 N=5
 
 add_probe p ework uv_work
-add_probe r ework_ret uv_work 'ret=$retval:u64'
+add_probe r ework_ret uv_work "ret=\$retval:u64"
 add_probe p doexec uv_doexec
 add_probe r doexec_ret uv_doexec
 add_probe p bye uv_bye
 add_probe r bye_ret uv_bye
-enable ework ework_ret doexec doexec_ret bye bye_ret
+ev_on ework ework_ret doexec doexec_ret bye bye_ret
 run_victim exec $LEVELS $N
-disable ework ework_ret doexec doexec_ret bye bye_ret
+ev_off ework ework_ret doexec doexec_ret bye bye_ret
 expect_ok "uprobe_victim exec"
 # 3 * (0 + 1 + 4 + 9 + 16) + 5 * 7
 [ "$OUT" = "exec chain done sum=125" ] || ksft_fail "the chain printed: $OUT"

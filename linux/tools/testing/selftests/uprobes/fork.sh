@@ -11,10 +11,10 @@ N=10
 
 add_probe p fwork uv_work
 add_probe p forker uv_forker
-add_probe r forker_ret uv_forker 'ret=$retval:s32'
-enable fwork forker forker_ret
+add_probe r forker_ret uv_forker "ret=\$retval:s32"
+ev_on fwork forker forker_ret
 run_victim fork $N
-disable fwork forker forker_ret
+ev_off fwork forker forker_ret
 expect_ok "uprobe_victim fork"
 expect_hits fwork $((3 * N))
 expect_hits forker 1
@@ -27,11 +27,11 @@ esac
 remove_events
 
 add_probe p hold uv_work
-enable hold
+ev_on hold
 start_paced hold 5 6 "$VICTIM" forkhold $N
 expect_reply hold ready
 expect_hits hold $((2 * N))
-disable hold
+ev_off hold
 del_probe hold
 finish hold
 expect_ok "uprobe_victim forkhold"

@@ -12,11 +12,11 @@ R=100
 
 add_probe p f1 uv_f1
 add_probe p f2 uv_f2
-add_probe r f1_ret uv_f1 'ret=$retval:u64'
-add_probe r f2_ret uv_f2 'ret=$retval:u64'
-enable f1 f2 f1_ret f2_ret
+add_probe r f1_ret uv_f1 "ret=\$retval:u64"
+add_probe r f2_ret uv_f2 "ret=\$retval:u64"
+ev_on f1 f2 f1_ret f2_ret
 run_victim longjmp $R
-disable f1 f2 f1_ret f2_ret
+ev_off f1 f2 f1_ret f2_ret
 expect_ok "uprobe_victim longjmp"
 expect_hits f1 $((2 * R))
 expect_hits f2 $((2 * R))

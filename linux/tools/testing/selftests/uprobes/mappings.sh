@@ -12,10 +12,10 @@ N=10
 add_probe p leaf uv_leaf
 start_paced alias 5 6 "$VICTIM" alias $N
 expect_reply alias ready
-enable leaf
+ev_on leaf
 send alias
 finish alias
-disable leaf
+ev_off leaf
 expect_ok "uprobe_victim alias"
 [ "$OUT" = "calls=$((3 * N))" ] || ksft_fail "the program reports: $OUT"
 expect_hits leaf $((3 * N))

@@ -8,7 +8,7 @@ PROCS=4
 N=60
 
 add_probe p many uv_work
-enable many
+ev_on many
 pids=
 i=0
 while [ $i -lt $PROCS ]; do
@@ -21,7 +21,7 @@ failed=0
 for p in $pids; do
 	wait "$p" || failed=$((failed + 1))
 done
-disable many
+ev_off many
 [ $failed -eq 0 ] || ksft_fail "$failed of the processes failed: $(cat "$TMPD"/out.*)"
 want=$("$VICTIM" work $N)
 i=0

@@ -10,10 +10,10 @@
 need_uprobes
 
 add_probe p rec uv_rec
-add_probe r rec_ret uv_rec 'ret=$retval:u64'
-enable rec rec_ret
+add_probe r rec_ret uv_rec "ret=\$retval:u64"
+ev_on rec rec_ret
 run_victim recurse 100 10
-disable rec rec_ret
+ev_off rec rec_ret
 expect_ok "uprobe_victim recurse"
 expect_hits rec 110
 expect_lines rec_ret 74

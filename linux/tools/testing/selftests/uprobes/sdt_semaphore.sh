@@ -15,19 +15,19 @@ ask_is() {
 	[ "$v" = "$2" ] || ksft_fail "process $1 sees the semaphore at '$v', expected $2 ($3)"
 }
 ask_is a 0 "probe defined, not enabled"
-enable sdt
+ev_on sdt
 ask_is a 1 "probe enabled"
 start_paced b 7 8 "$VICTIM" sema
 ask_is b 1 "process started with the probe enabled"
 expect_hits sdt 2
-disable sdt
+ev_off sdt
 ask_is a 0 "probe disabled"
 ask_is b 0 "probe disabled"
-enable sdt
+ev_on sdt
 ask_is a 1 "probe enabled again"
 ask_is b 1 "probe enabled again"
 expect_hits sdt 4
-disable sdt
+ev_off sdt
 del_probe sdt
 ask_is a 0 "probe deleted"
 ask_is b 0 "probe deleted"

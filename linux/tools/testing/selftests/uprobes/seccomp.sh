@@ -10,8 +10,8 @@ need_uprobes
 N=10
 
 add_probe p sc uv_work
-add_probe r sc_ret uv_work 'ret=$retval:u64'
-enable sc sc_ret
+add_probe r sc_ret uv_work "ret=\$retval:u64"
+ev_on sc sc_ret
 for mode in seccomp seccomp-strict; do
 	trace_clear
 	run_victim $mode $N
@@ -20,6 +20,6 @@ for mode in seccomp seccomp-strict; do
 		ksft_fail "$mode printed: $OUT"
 	expect_lines sc_ret $N
 done
-disable sc sc_ret
+ev_off sc sc_ret
 expect_hits sc $((2 * N))
 ksft_pass "$N returns seen under a seccomp filter and $N in strict mode"

@@ -10,9 +10,9 @@ need_uprobes
 
 add_probe p step1 uv_loop_insn
 add_probe p step2 uv_loop_insn2
-enable step1 step2
+ev_on step1 step2
 run_victim sigstep
-disable step1 step2
+ev_off step1 step2
 expect_ok "uprobe_victim sigstep"
 passes=$(echo "$OUT" | sed -n 's/^hits=//p')
 [ -n "$passes" ] || ksft_fail "no count from the program: $OUT"

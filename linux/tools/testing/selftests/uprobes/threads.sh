@@ -9,9 +9,9 @@ THREADS=4
 CALLS=150
 
 add_probe p thr uv_work
-enable thr
+ev_on thr
 run_victim threads $THREADS $CALLS
-disable thr
+ev_off thr
 expect_ok "uprobe_victim threads"
 total=$((THREADS * CALLS))
 [ "$OUT" = "calls=$total" ] || ksft_fail "the threads report: $OUT"
@@ -23,7 +23,8 @@ ncpu=$(grep -c '^processor' /proc/cpuinfo)
 # Thread i runs on CPU i % ncpu.
 cpu=0
 while [ $cpu -lt "$ncpu" ]; do
-	per=$(( (THREADS - cpu + ncpu - 1) / ncpu * CALLS ))
+	on_cpu=$(( (THREADS - cpu + ncpu - 1) / ncpu ))
+	per=$((on_cpu * CALLS))
 	got=$(grep " $PFX""thr: " "$TRACE_DIR/trace" |
 		grep -c "\[$(printf %03d $cpu)\]")
 	[ "$got" -eq $per ] || ksft_fail "CPU $cpu traced $got hits, expected $per"

@@ -24,10 +24,12 @@ VICTIM=$HERE/uprobe_victim
 TMPD=/tmp/ksft_uv.$$
 BG_PIDS=
 
+# The register holding a function's first argument, for fetchargs.
+# shellcheck disable=SC2034
 case $(uname -m) in
 x86_64) ARG1=%di ;;
 aarch64) ARG1=%x0 ;;
-*) ARG1= ;;
+*) ARG1='' ;;
 esac
 
 ksft_pass() { echo "ok: $*"; exit 0; }
@@ -38,9 +40,10 @@ remove_events() {
 	[ -f "$UEVENTS" ] || return 0
 	[ -d "$TRACE_DIR/events/$GROUP" ] &&
 		echo 0 > "$TRACE_DIR/events/$GROUP/enable"
-	for ev in $(sed -n "s/^[pr]:$GROUP\/\([a-z0-9_]*\) .*/\1/p" "$UEVENTS"); do
-		echo "-:$GROUP/$ev" >> "$UEVENTS"
-	done
+	sed -n "s/^[pr]:$GROUP\/\([a-z0-9_]*\) .*/-:$GROUP\/\1/p" "$UEVENTS" |
+		while read -r del; do
+			echo "$del" >> "$UEVENTS"
+		done
 }
 
 cleanup() {
@@ -88,15 +91,15 @@ del_probe() {
 	echo "-:$GROUP/$PFX$1" >> "$UEVENTS" || ksft_fail "cannot delete $1"
 }
 
-# enable NAME... / disable NAME...
-enable() {
+# ev_on NAME... / ev_off NAME...: enable or disable events.
+ev_on() {
 	for e in "$@"; do
 		echo 1 > "$TRACE_DIR/events/$GROUP/$PFX$e/enable" ||
 			ksft_fail "cannot enable $e"
 	done
 }
 
-disable() {
+ev_off() {
 	for e in "$@"; do
 		echo 0 > "$TRACE_DIR/events/$GROUP/$PFX$e/enable" ||
 			ksft_fail "cannot disable $e"
@@ -151,30 +154,36 @@ expect_ok() {
 # caller as "W R" (for instance 5 6, then 7 8 for a second one).
 # start_paced NAME W R CMD...
 start_paced() {
-	name=$1 w=$2 r=$3
+	name=$1
+	eval "w_$name=$2 r_$name=$3"
 	shift 3
 	mkfifo "$TMPD/$name.in" "$TMPD/$name.ans" || ksft_fail "mkfifo"
-	"$@" < "$TMPD/$name.in" 3> "$TMPD/$name.ans" > "$TMPD/$name.out" 2>&1 &
+	# Without the descriptors of other paced programs, which must see
+	# their stdin close when this shell closes it.
+	(exec 5>&- 6<&- 7>&- 8<&- 9<&-; exec "$@") < "$TMPD/$name.in" \
+		3> "$TMPD/$name.ans" > "$TMPD/$name.out" 2>&1 &
 	eval "pid_$name=$!"
 	BG_PIDS="$BG_PIDS $!"
 	# The program opens its stdin first, then descriptor 3.
-	eval "exec $w> \"\$TMPD/\$name.in\""
-	eval "exec $r< \"\$TMPD/\$name.ans\""
-	eval "fds_$name=\"$w $r\""
+	eval "exec $(fd w "$name")> \"\$TMPD/\$name.in\""
+	eval "exec $(fd r "$name")< \"\$TMPD/\$name.ans\""
+}
+
+# fd w|r NAME: the descriptor this shell writes to or reads from NAME by.
+fd() {
+	eval "echo \$$1_$2"
 }
 
 # reply NAME: the next line the program wrote on its descriptor 3.
 reply() {
-	set -- "$1" $(eval "echo \$fds_$1")
 	line=
-	eval "read -r line <&$3"
+	eval "read -r line <&$(fd r "$1")"
 	echo "$line"
 }
 
 # send NAME: let the program go on (one line on its stdin).
 send() {
-	set -- "$1" $(eval "echo \$fds_$1")
-	eval "echo go >&$2"
+	eval "echo go >&$(fd w "$1")"
 }
 
 # ask NAME: send, then the program's answer.
@@ -185,11 +194,10 @@ ask() {
 
 # finish NAME: close the program's stdin, wait for it; $STATUS, $OUT.
 finish() {
-	set -- "$1" $(eval "echo \$fds_$1")
-	eval "exec $2>&-"
+	eval "exec $(fd w "$1")>&-"
 	eval "wait \$pid_$1"
 	STATUS=$?
-	eval "exec $3<&-"
+	eval "exec $(fd r "$1")<&-"
 	OUT=$(cat "$TMPD/$1.out")
 }
 

@@ -11,9 +11,9 @@ expect_ok "uprobe_victim maps, unprobed"
 [ "$OUT" = "uprobes_vma=0" ] || ksft_fail "without probes: $OUT"
 add_probe p vma uv_work
 add_probe r vma_ret uv_work
-enable vma vma_ret
+ev_on vma vma_ret
 run_victim maps
-disable vma vma_ret
+ev_off vma vma_ret
 expect_ok "uprobe_victim maps, probed"
 expect_hits vma 1
 [ "$OUT" = "uprobes_vma=1" ] || ksft_fail "after a hit: $OUT"
