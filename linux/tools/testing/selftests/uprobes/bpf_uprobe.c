@@ -65,12 +65,6 @@ struct link_create_multi {
 	uint32_t pid;
 };
 
-#ifdef __clang__
-#define PROBED __attribute__((noinline, used))
-#else
-#define PROBED __attribute__((noipa, used))
-#endif
-
 PROBED uint64_t ub_twice(uint64_t x)
 {
 	return 2 * x + 5;
@@ -202,7 +196,7 @@ static uint64_t slot(int map, uint32_t key)
 	attr.key = (uintptr_t)&key;
 	attr.value = (uintptr_t)&value;
 	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr))
-		fail("reading map slot %u: %s", key, strerror(errno));
+		fail("reading map entry %u: %s", key, strerror(errno));
 	return value;
 }
 
@@ -259,7 +253,7 @@ static int load_counter(int map, int key, int ret_slot, int multi)
 		EXIT(),
 	};
 	static char log[8192];
-	int n = sizeof(prog) / sizeof(prog[0]);
+	int n = ARRAY_SIZE(prog);
 	union bpf_attr attr;
 	int fd;
 

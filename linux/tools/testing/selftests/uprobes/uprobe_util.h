@@ -13,6 +13,15 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Probed functions stay real functions, whatever the optimiser thinks. */
+#ifdef __clang__
+#define PROBED __attribute__((optnone))
+#else
+#define PROBED __attribute__((noipa))
+#endif
+
 struct where {
 	uintptr_t addr;
 	long off;
@@ -25,7 +34,7 @@ static int where_cb(struct dl_phdr_info *info, size_t size, void *data)
 
 	(void)size;
 	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const Elf64_Phdr *ph = &info->dlpi_phdr[i];
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 
 		/* Only bytes that really come from the file count. */

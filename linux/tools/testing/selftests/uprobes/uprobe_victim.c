@@ -39,16 +39,7 @@
 #include <linux/seccomp.h>
 
 #include "uprobe_util.h"
-
-/*
- * Probed functions stay real, separate functions with their own entry and
- * return, whatever the optimiser thinks of them.
- */
-#ifdef __clang__
-#define PROBED __attribute__((noinline, used))
-#else
-#define PROBED __attribute__((noipa, used))
-#endif
+#include "uprobe_victim.h"
 
 typedef uint64_t (*fn_t)(uint64_t);
 
@@ -93,8 +84,15 @@ PROBED uint64_t uv_sdt(uint64_t x)
 	return opaque(x) + 1;
 }
 
-/* The semaphore: in .data, so it is backed by the file. */
-volatile unsigned short uv_sema __attribute__((section(".data"), used));
+/*
+ * The semaphore, which the kernel counts up and down in memory.  It must
+ * be backed by the file, in .data: the non-zero neighbour keeps the pair
+ * out of .bss.
+ */
+struct {
+	unsigned short sema;
+	unsigned short in_data;
+} uv_sdt_state = { 0, 1 };
 
 /* fork() inside a function with a return probe: both copies return. */
 PROBED pid_t uv_forker(void)
@@ -109,11 +107,10 @@ PROBED pid_t uv_forker(void)
 PROBED int uv_doexec(int level, int n)
 {
 	char lv[16], cnt[16];
-	char *argv[] = { "uprobe_victim", "exec", lv, cnt, NULL };
 
 	snprintf(lv, sizeof(lv), "%d", level);
 	snprintf(cnt, sizeof(cnt), "%d", n);
-	execv("/proc/self/exe", argv);
+	execl("/proc/self/exe", "uprobe_victim", "exec", lv, cnt, (char *)NULL);
 	return -errno;
 }
 
@@ -146,7 +143,7 @@ PROBED uint64_t uv_rec(uint64_t depth)
 {
 	uint64_t r;
 
-	if (opaque(depth) == 0)
+	if (opaque(depth) <= 1)
 		return 1;
 	r = uv_rec(depth - 1);
 	/* Not a tail call, and no accumulator loop either. */
@@ -243,12 +240,6 @@ __asm__(".text\n"
 #error "write uv_leaf, uv_cowfn and uv_loop for this architecture"
 #endif
 
-uint64_t uv_leaf(uint64_t x);
-uint64_t uv_cowfn(uint64_t x);
-uint64_t uv_loop(uint64_t n);
-extern char uv_loop_insn[], uv_loop_insn2[];
-extern volatile unsigned char uv_cowpad[];
-
 static uint64_t loop_want(uint64_t n)
 {
 	return n ? 7 * (n * (n - 1) / 2) : 0;
@@ -256,12 +247,12 @@ static uint64_t loop_want(uint64_t n)
 
 static const struct {
 	const char *name;
-	const volatile void *at;
+	const void *at;
 } points[] = {
 	{ "uv_work", uv_work },
 	{ "uv_other", uv_other },
 	{ "uv_sdt", uv_sdt },
-	{ "uv_sema", &uv_sema },
+	{ "uv_sema", &uv_sdt_state.sema },
 	{ "uv_forker", uv_forker },
 	{ "uv_doexec", uv_doexec },
 	{ "uv_bye", uv_bye },
@@ -274,12 +265,12 @@ static const struct {
 	{ "uv_loop_insn2", uv_loop_insn2 },
 };
 
-static int cmd_points(void)
+static int cmd_points(int unused1, int unused2)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		long off = file_offset((const void *)points[i].at);
+	for (i = 0; i < ARRAY_SIZE(points); i++) {
+		long off = file_offset(points[i].at);
 
 		if (off < 0) {
 			fprintf(stderr, "%s is not in the file\n", points[i].name);
@@ -304,7 +295,7 @@ static uint64_t run_work(uint64_t n, uint64_t base)
 }
 
 /* work N: N calls of uv_work, their sum. */
-static int cmd_work(int n)
+static int cmd_work(int n, int unused)
 {
 	printf("sum=%llu\n", (unsigned long long)run_work(n, 0));
 	return 0;
@@ -335,7 +326,12 @@ struct worker {
 };
 
 static pthread_barrier_t start_line;
-static volatile int stop_now;
+static int stop_now;
+
+static int stopping(void)
+{
+	return __atomic_load_n(&stop_now, __ATOMIC_RELAXED);
+}
 
 static void pin(int cpu)
 {
@@ -368,7 +364,7 @@ static void *thread_churn(void *arg)
 	uint64_t i = 0;
 
 	pin(w->cpu);
-	while (!stop_now) {
+	while (!stopping()) {
 		if (uv_work(opaque(i)) != work_want(i))
 			w->bad++;
 		if (uv_other(opaque(i)) != ((i ^ 0x5a5a) + 11))
@@ -384,7 +380,7 @@ static void *thread_churn(void *arg)
  * churn T: T threads call uv_work and uv_other until stdin is closed;
  * "ready" once every thread made a call.  Both print the calls made.
  */
-static int cmd_threads(int nthreads, int calls, int churn)
+static int run_threads(int nthreads, int calls, int churn)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct worker *w = calloc(nthreads, sizeof(*w));
@@ -410,7 +406,7 @@ static int cmd_threads(int nthreads, int calls, int churn)
 		tell("ready\n");
 		while (await_line())
 			;
-		stop_now = 1;
+		__atomic_store_n(&stop_now, 1, __ATOMIC_RELAXED);
 	}
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(w[i].thread, NULL);
@@ -421,6 +417,16 @@ static int cmd_threads(int nthreads, int calls, int churn)
 		fprintf(stderr, "%d wrong results in the threads\n", bad);
 	printf("calls=%llu\n", (unsigned long long)total);
 	return 0;
+}
+
+static int cmd_threads(int nthreads, int calls)
+{
+	return run_threads(nthreads, calls, 0);
+}
+
+static int cmd_churn(int nthreads, int unused)
+{
+	return run_threads(nthreads, 0, 1);
 }
 
 /* ---- fork ---- */
@@ -448,7 +454,7 @@ static int reap(pid_t pid)
  * fork N: N calls, then uv_forker() forks; the child makes N calls and
  * exits, the parent N more once the child is gone.
  */
-static int cmd_fork(int n)
+static int cmd_fork(int n, int unused)
 {
 	pid_t pid;
 	int fail;
@@ -475,7 +481,7 @@ static int cmd_fork(int n)
  * waits for stdin to close (the script removes the probe meanwhile) and
  * makes N more.
  */
-static int cmd_forkhold(int n)
+static int cmd_forkhold(int n, int unused)
 {
 	pid_t pid;
 	int fail;
@@ -536,7 +542,7 @@ static fn_t map_again(int fd, long off)
  * alias N: uv_leaf mapped a second time before "ready", a third time
  * after; N calls through each of the three.
  */
-static int cmd_alias(int n)
+static int cmd_alias(int n, int unused)
 {
 	long off = file_offset((const void *)uv_leaf);
 	int fd = open("/proc/self/exe", O_RDONLY);
@@ -577,7 +583,7 @@ static void cow_calls(int n)
  * N calls, another write, N calls ("ready"), N calls after the script
  * removed the probe; both bytes written must still be there.
  */
-static int cmd_cow(int n)
+static int cmd_cow(int n, int unused)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	uintptr_t page = (uintptr_t)uv_cowfn & ~(pg - 1);
@@ -611,24 +617,32 @@ static int cmd_cow(int n)
 #define LOOP_IN_HANDLER	7
 #define SIGNALS_WANTED	10
 
-static volatile sig_atomic_t alarms, kicks, handler_calls, handler_bad;
+/* Counted by the handler; read with atomics, as the handler interrupts. */
+static int alarms, kicks, handler_calls, handler_bad;
 static pid_t main_tid;
+
+static int get(int *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+static void bump(int *v)
+{
+	__atomic_store_n(v, *v + 1, __ATOMIC_RELAXED);
+}
 
 static void on_signal(int sig)
 {
-	if (sig == SIGALRM)
-		alarms++;
-	else
-		kicks++;
+	bump(sig == SIGALRM ? &alarms : &kicks);
 	if (uv_loop(opaque(LOOP_IN_HANDLER)) != loop_want(LOOP_IN_HANDLER))
-		handler_bad++;
-	handler_calls++;
+		bump(&handler_bad);
+	bump(&handler_calls);
 }
 
 static void *kicker(void *arg)
 {
 	(void)arg;
-	while (!stop_now) {
+	while (!stopping()) {
 		syscall(SYS_tgkill, getpid(), main_tid, SIGUSR1);
 		usleep(300);
 	}
@@ -641,7 +655,7 @@ static void *kicker(void *arg)
  * arrived SIGNALS_WANTED times; prints how often each probed loop
  * instruction ran.
  */
-static int cmd_sigstep(void)
+static int cmd_sigstep(int unused1, int unused2)
 {
 	struct itimerval tv = { { 0, 2000 }, { 0, 2000 } };
 	struct sigaction sa;
@@ -658,12 +672,12 @@ static int cmd_sigstep(void)
 	if (pthread_create(&kick, NULL, kicker, NULL))
 		return 1;
 	setitimer(ITIMER_REAL, &tv, NULL);
-	while ((alarms < SIGNALS_WANTED || kicks < SIGNALS_WANTED) &&
+	while ((get(&alarms) < SIGNALS_WANTED || get(&kicks) < SIGNALS_WANTED) &&
 	       calls < 1000000) {
 		check("uv_loop", uv_loop(opaque(LOOP_CHUNK)), loop_want(LOOP_CHUNK));
 		calls++;
 	}
-	stop_now = 1;
+	__atomic_store_n(&stop_now, 1, __ATOMIC_RELAXED);
 	pthread_join(kick, NULL);
 	memset(&tv, 0, sizeof(tv));
 	setitimer(ITIMER_REAL, &tv, NULL);
@@ -696,10 +710,6 @@ static void say(const char *s)
 		_exit(3);
 }
 
-#define ALLOW(nr) \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-
 #if defined(__x86_64__)
 #define MY_AUDIT_ARCH	AUDIT_ARCH_X86_64
 #else
@@ -712,28 +722,40 @@ static void say(const char *s)
  * script puts a return probe on it).  seccomp-strict N: the same in
  * strict mode.  Nothing but write(2) may be used after that.
  */
-static int cmd_seccomp(int n, int strict)
+static int run_seccomp(int n, int strict)
 {
-	struct sock_filter filter[] = {
+	static const unsigned int allowed[] = {
+		__NR_write, __NR_exit, __NR_exit_group, __NR_rt_sigreturn,
+	};
+	struct sock_filter filter[4 + 2 * ARRAY_SIZE(allowed) + 1] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MY_AUDIT_ARCH, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		ALLOW(__NR_write),
-		ALLOW(__NR_exit),
-		ALLOW(__NR_exit_group),
-		ALLOW(__NR_rt_sigreturn),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	struct sock_fprog prog = {
-		.len = sizeof(filter) / sizeof(filter[0]),
+		.len = ARRAY_SIZE(filter),
 		.filter = filter,
 	};
+	unsigned int i, at = 4;
 	char line[64];
 	uint64_t sum;
 	int rc;
+
+	/* For each allowed call: if nr matches, allow; else on to the next. */
+	for (i = 0; i < ARRAY_SIZE(allowed); i++) {
+		struct sock_filter test = BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						   allowed[i], 0, 1);
+		struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K,
+						    SECCOMP_RET_ALLOW);
+
+		filter[at++] = test;
+		filter[at++] = allow;
+	}
+	filter[at] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+						  SECCOMP_RET_KILL_PROCESS);
 
 	fflush(stdout);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
@@ -758,16 +780,26 @@ static int cmd_seccomp(int n, int strict)
 	return 1;
 }
 
+static int cmd_seccomp(int n, int unused)
+{
+	return run_seccomp(n, 0);
+}
+
+static int cmd_strict(int n, int unused)
+{
+	return run_seccomp(n, 1);
+}
+
 /*
  * sema: for every line on stdin, call uv_sdt when the semaphore is set
  * and answer with the semaphore's value.
  */
-static int cmd_sema(void)
+static int cmd_sema(int unused1, int unused2)
 {
 	uint64_t i = 0;
 
 	while (await_line()) {
-		unsigned short v = uv_sema;
+		unsigned short v = __atomic_load_n(&uv_sdt_state.sema, __ATOMIC_RELAXED);
 
 		if (v) {
 			check("uv_sdt", uv_sdt(opaque(i)), i + 1);
@@ -781,40 +813,42 @@ static int cmd_sema(void)
 
 /*
  * longjmp R: R rounds of uv_f1(0), which calls uv_f2(0), which longjmps
- * back here, then uv_f1(r + 1), which returns normally.
+ * back here, then uv_f1(r + 1), which returns normally.  The round lives
+ * outside this frame, which setjmp does not preserve.
  */
-static int cmd_longjmp(int rounds)
-{
-	volatile int r;
+static int round_nr;
 
-	for (r = 0; r < rounds; r++) {
+static int cmd_longjmp(int rounds, int unused)
+{
+	for (round_nr = 0; round_nr < rounds; round_nr++) {
+		uint64_t r = round_nr;
+
 		if (!setjmp(jump_back)) {
 			uv_f1(opaque(0));
 			fprintf(stderr, "uv_f2 returned instead of jumping\n");
 			return 1;
 		}
+		r = round_nr;
 		check("uv_f1", uv_f1(opaque(r + 1)), (r + 1 + 100) * 2 + 1);
 	}
 	printf("longjmp rounds=%d\n", rounds);
 	return bad != 0;
 }
 
-/* recurse D...: uv_rec(D) for every D given. */
-static int cmd_recurse(int argc, char **argv)
+/* recurse D1 D2: uv_rec(D1), D1 frames deep, then uv_rec(D2). */
+static int cmd_recurse(int d1, int d2)
 {
+	uint64_t d[2] = { d1, d2 };
 	int i;
 
-	for (i = 0; i < argc; i++) {
-		uint64_t d = strtoull(argv[i], NULL, 0);
-
-		check("uv_rec", uv_rec(opaque(d)), d * (d + 1) / 2 + 1);
-	}
+	for (i = 0; i < 2; i++)
+		check("uv_rec", uv_rec(opaque(d[i])), d[i] * (d[i] + 1) / 2);
 	printf("recursion done\n");
 	return bad != 0;
 }
 
 /* maps: one call of uv_work, then whether a [uprobes] mapping exists. */
-static int cmd_maps(void)
+static int cmd_maps(int unused1, int unused2)
 {
 	FILE *f;
 	char line[512];
@@ -834,57 +868,47 @@ static int cmd_maps(void)
 	return bad != 0;
 }
 
-static int arg(int argc, char **argv, int i, int dflt)
-{
-	return argc > i ? atoi(argv[i]) : dflt;
-}
+/* The subcommands, with the defaults of their (up to two) numbers. */
+static const struct {
+	const char *name;
+	int (*run)(int a, int b);
+	int a, b;
+} cmds[] = {
+	{ "points", cmd_points, 0, 0 },
+	{ "work", cmd_work, 10, 0 },
+	{ "values", cmd_values, 5, 1 },
+	{ "threads", cmd_threads, 4, 100 },
+	{ "churn", cmd_churn, 2, 0 },
+	{ "fork", cmd_fork, 10, 0 },
+	{ "forkhold", cmd_forkhold, 10, 0 },
+	{ "exec", cmd_exec, 2, 10 },
+	{ "alias", cmd_alias, 10, 0 },
+	{ "cow", cmd_cow, 10, 0 },
+	{ "sigstep", cmd_sigstep, 0, 0 },
+	{ "seccomp", cmd_seccomp, 10, 0 },
+	{ "seccomp-strict", cmd_strict, 10, 0 },
+	{ "sema", cmd_sema, 0, 0 },
+	{ "longjmp", cmd_longjmp, 10, 0 },
+	{ "recurse", cmd_recurse, 100, 10 },
+	{ "maps", cmd_maps, 0, 0 },
+};
 
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "";
+	unsigned int i;
 	int rc;
 
-	if (!strcmp(cmd, "points"))
-		return cmd_points();
-	if (!strcmp(cmd, "work"))
-		rc = cmd_work(arg(argc, argv, 2, 10));
-	else if (!strcmp(cmd, "values"))
-		rc = cmd_values(arg(argc, argv, 2, 5), arg(argc, argv, 3, 1));
-	else if (!strcmp(cmd, "threads"))
-		rc = cmd_threads(arg(argc, argv, 2, 4), arg(argc, argv, 3, 100), 0);
-	else if (!strcmp(cmd, "churn"))
-		rc = cmd_threads(arg(argc, argv, 2, 2), 0, 1);
-	else if (!strcmp(cmd, "fork"))
-		rc = cmd_fork(arg(argc, argv, 2, 10));
-	else if (!strcmp(cmd, "forkhold"))
-		rc = cmd_forkhold(arg(argc, argv, 2, 10));
-	else if (!strcmp(cmd, "exec"))
-		rc = cmd_exec(arg(argc, argv, 2, 2), arg(argc, argv, 3, 10));
-	else if (!strcmp(cmd, "alias"))
-		rc = cmd_alias(arg(argc, argv, 2, 10));
-	else if (!strcmp(cmd, "cow"))
-		rc = cmd_cow(arg(argc, argv, 2, 10));
-	else if (!strcmp(cmd, "sigstep"))
-		rc = cmd_sigstep();
-	else if (!strcmp(cmd, "seccomp"))
-		rc = cmd_seccomp(arg(argc, argv, 2, 10), 0);
-	else if (!strcmp(cmd, "seccomp-strict"))
-		rc = cmd_seccomp(arg(argc, argv, 2, 10), 1);
-	else if (!strcmp(cmd, "sema"))
-		rc = cmd_sema();
-	else if (!strcmp(cmd, "longjmp"))
-		rc = cmd_longjmp(arg(argc, argv, 2, 10));
-	else if (!strcmp(cmd, "recurse"))
-		rc = cmd_recurse(argc - 2, argv + 2);
-	else if (!strcmp(cmd, "maps"))
-		rc = cmd_maps();
-	else {
-		fprintf(stderr, "usage: %s points|work|values|threads|churn|fork|"
-			"forkhold|exec|alias|cow|sigstep|seccomp|seccomp-strict|"
-			"sema|longjmp|recurse|maps [args]\n", argv[0]);
-		return 2;
+	for (i = 0; argc > 1 && i < ARRAY_SIZE(cmds); i++) {
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		rc = cmds[i].run(argc > 2 ? atoi(argv[2]) : cmds[i].a,
+				 argc > 3 ? atoi(argv[3]) : cmds[i].b);
+		return rc ? rc : bad != 0;
 	}
-	if (bad && !rc)
-		rc = 1;
-	return rc;
+	fprintf(stderr, "usage: %s SUBCOMMAND [N [M]], SUBCOMMAND one of:",
+		argv[0]);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		fprintf(stderr, " %s", cmds[i].name);
+	fprintf(stderr, "\n");
+	return 2;
 }
