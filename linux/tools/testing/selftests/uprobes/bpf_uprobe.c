@@ -217,59 +217,54 @@ static uint64_t slot(int map, uint32_t key)
 #define MAP_HI()	I(0, 0, 0, 0, 0)
 
 /*
- * A program that adds one to the map slot given by its attach cookie
+ * A program that adds one to the map entry given by its attach cookie
  * (or @key when @key >= 0) and, when @ret_slot >= 0, stores the return
- * register in that slot.
+ * register in that entry.
  */
 static int load_counter(int map, int key, int ret_slot, int multi)
 {
-	struct bpf_insn prog[] = {
-		MOV_R(BPF_REG_6, BPF_REG_1),
-		/* r7 = the key: the cookie, or a constant */
-		CALL(BPF_FUNC_get_attach_cookie),
-		MOV_R(BPF_REG_7, BPF_REG_0),
-		MOV_K(BPF_REG_7, key),
-		/* slot[r7] += 1 */
-		ST_W(BPF_REG_10, BPF_REG_7),
-		MOV_R(BPF_REG_2, BPF_REG_10),
-		ADD_K(BPF_REG_2, -4),
-		MAP_LO(BPF_REG_1, map), MAP_HI(),
-		CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_K(BPF_REG_0, 0, 12),		/* to "out" */
-		MOV_K(BPF_REG_1, 1),
-		ATOMIC_ADD(BPF_REG_0, BPF_REG_1),
-		/* slot[ret_slot] = the return register */
-		MOV_K(BPF_REG_7, ret_slot),
-		ST_W(BPF_REG_10, BPF_REG_7),
-		MOV_R(BPF_REG_2, BPF_REG_10),
-		ADD_K(BPF_REG_2, -4),
-		MAP_LO(BPF_REG_1, map), MAP_HI(),
-		CALL(BPF_FUNC_map_lookup_elem),
-		JEQ_K(BPF_REG_0, 0, 2),			/* to "out" */
-		LD_DW(BPF_REG_1, BPF_REG_6, RET_OFF),
-		ST_DW(BPF_REG_0, BPF_REG_1, 0),
-		/* out: */
-		MOV_K(BPF_REG_0, 0),
-		EXIT(),
-	};
+	struct bpf_insn prog[32];
 	static char log[8192];
-	int n = ARRAY_SIZE(prog);
 	union bpf_attr attr;
-	int fd;
+	int n = 0, skip1, skip2 = -1, fd;
 
-	/* Patch the program to the case at hand. */
-	if (key >= 0) {
-		/* no cookie: skip the helper call */
-		prog[1] = MOV_K(BPF_REG_0, 0);
-		prog[2] = MOV_K(BPF_REG_0, 0);
+	prog[n++] = MOV_R(BPF_REG_6, BPF_REG_1);
+	if (key < 0) {
+		prog[n++] = CALL(BPF_FUNC_get_attach_cookie);
+		prog[n++] = MOV_R(BPF_REG_7, BPF_REG_0);
 	} else {
-		prog[3] = MOV_K(BPF_REG_0, 0);
+		prog[n++] = MOV_K(BPF_REG_7, key);
 	}
-	if (ret_slot < 0) {
-		/* stop after counting */
-		prog[13] = MOV_K(BPF_REG_0, 0);
-		prog[14] = EXIT();
+	/* entry[r7] += 1 */
+	prog[n++] = ST_W(BPF_REG_10, BPF_REG_7);
+	prog[n++] = MOV_R(BPF_REG_2, BPF_REG_10);
+	prog[n++] = ADD_K(BPF_REG_2, -4);
+	prog[n++] = MAP_LO(BPF_REG_1, map);
+	prog[n++] = MAP_HI();
+	prog[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	skip1 = n;
+	prog[n++] = JEQ_K(BPF_REG_0, 0, 0);	/* to the end, set below */
+	prog[n++] = MOV_K(BPF_REG_1, 1);
+	prog[n++] = ATOMIC_ADD(BPF_REG_0, BPF_REG_1);
+	if (ret_slot >= 0) {
+		/* entry[ret_slot] = the return register */
+		prog[n++] = MOV_K(BPF_REG_7, ret_slot);
+		prog[n++] = ST_W(BPF_REG_10, BPF_REG_7);
+		prog[n++] = MOV_R(BPF_REG_2, BPF_REG_10);
+		prog[n++] = ADD_K(BPF_REG_2, -4);
+		prog[n++] = MAP_LO(BPF_REG_1, map);
+		prog[n++] = MAP_HI();
+		prog[n++] = CALL(BPF_FUNC_map_lookup_elem);
+		skip2 = n;
+		prog[n++] = JEQ_K(BPF_REG_0, 0, 0);
+		prog[n++] = LD_DW(BPF_REG_1, BPF_REG_6, RET_OFF);
+		prog[n++] = ST_DW(BPF_REG_0, BPF_REG_1, 0);
 	}
+	prog[skip1].off = n - skip1 - 1;
+	if (skip2 >= 0)
+		prog[skip2].off = n - skip2 - 1;
+	prog[n++] = MOV_K(BPF_REG_0, 0);
+	prog[n++] = EXIT();
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_KPROBE;
