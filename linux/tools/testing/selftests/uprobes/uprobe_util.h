@@ -34,14 +34,13 @@ static int where_cb(struct dl_phdr_info *info, size_t size, void *data)
 
 	(void)size;
 	for (i = 0; i < info->dlpi_phnum; i++) {
-		const Elf64_Phdr *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		uintptr_t lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
 
 		/* Only bytes that really come from the file count. */
-		if (ph->p_type != PT_LOAD || w->addr < lo ||
-		    w->addr >= lo + ph->p_filesz)
+		if (info->dlpi_phdr[i].p_type != PT_LOAD || w->addr < lo ||
+		    w->addr >= lo + info->dlpi_phdr[i].p_filesz)
 			continue;
-		w->off = (long)(w->addr - lo + ph->p_offset);
+		w->off = (long)(w->addr - lo + info->dlpi_phdr[i].p_offset);
 		return 1;
 	}
 	return 0;
