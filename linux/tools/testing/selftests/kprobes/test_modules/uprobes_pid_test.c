@@ -10,6 +10,7 @@
  */
 #include <linux/module.h>
 #include <linux/ptrace.h>
+#include <linux/spinlock.h>
 #include <linux/uprobes.h>
 
 static int pid;
@@ -37,12 +38,22 @@ static char seq[32];
 module_param_string(seq, seq, sizeof(seq), 0444);
 static bool nest;
 
-static void note(char c)
-{
-	size_t n = strlen(seq);
+/*
+ * The threads of the target hit the probes on both CPUs at once: the
+ * counters are only ever changed under this lock, or increments get lost.
+ */
+static DEFINE_SPINLOCK(count_lock);
 
+static void count(int *hits, char c)
+{
+	size_t n;
+
+	spin_lock(&count_lock);
+	(*hits)++;
+	n = strlen(seq);
 	if (n + 1 < sizeof(seq))
 		seq[n] = c;
+	spin_unlock(&count_lock);
 }
 
 static struct pid_uprobe pa, pb, pc, pd, pdead;
@@ -56,8 +67,7 @@ static void on_d_registered(struct pid_uprobe *u, int reg,
 
 static void hit_a(struct pid_uprobe *u, struct pt_regs *regs)
 {
-	hits_a++;
-	note('a');
+	count(&hits_a, 'a');
 	if (nest) {
 		nest = false;
 		pd.pid = pid;
@@ -68,20 +78,17 @@ static void hit_a(struct pid_uprobe *u, struct pt_regs *regs)
 
 static void hit_b(struct pid_uprobe *u, struct pt_regs *regs)
 {
-	hits_b++;
-	note('b');
+	count(&hits_b, 'b');
 }
 
 static void hit_c(struct pid_uprobe *u, struct pt_regs *regs)
 {
-	hits_c++;
-	note('c');
+	count(&hits_c, 'c');
 }
 
 static void hit_d(struct pid_uprobe *u, struct pt_regs *regs)
 {
-	hits_d++;
-	note('d');
+	count(&hits_d, 'd');
 }
 
 static void hit_dead(struct pid_uprobe *u, struct pt_regs *regs)
@@ -90,8 +97,10 @@ static void hit_dead(struct pid_uprobe *u, struct pt_regs *regs)
 
 static void ret_r(struct pid_uretprobe_instance *ri, struct pt_regs *regs)
 {
+	spin_lock(&count_lock);
 	returns++;
 	ret_sum += (long)regs_return_value(regs);
+	spin_unlock(&count_lock);
 }
 
 static int probe(struct pid_uprobe *u, unsigned long vaddr,
