@@ -1,8 +1,14 @@
 #!/bin/bash
 # `make check`: the clean-room check, then build, boot and test every arch in
-# ARCHES for $VARIANT, then the client cases (bpftrace, perf, trace-cmd,
+# ARCHES for $VARIANT, with the client cases (bpftrace, perf, trace-cmd,
 # SystemTap, BCC on the Debian guest; CLIENTS=0 leaves them out), then one
 # verdict over all of it.
+#
+# A guest runs on one host thread (lib.sh), so the steps are overlapped to
+# keep both cores busy: an arch's check boot and client boot run side by
+# side, the next arch builds behind them at a lower priority, and the
+# Debian roots are unpacked behind the first build.  At most two guests
+# run at once; each has its hard timeout.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$top/scripts/clients-lib.sh"
@@ -11,6 +17,8 @@ ARCHES=${ARCHES:-x86_64 arm64}
 CLIENTS=${CLIENTS:-1}
 extra=0
 t0=$(date +%s)
+mkdir -p "$out/logs"
+step() { echo "   ($1: $(($(date +%s) - $2)) s)"; }
 
 echo "== harness self-test"
 "$top/tests/harness/run.sh" || extra=$((extra + 1))
@@ -30,31 +38,60 @@ else
 	extra=$((extra + 1))
 fi
 
+declare -A rootfs_job
+if [ "$CLIENTS" = 1 ]; then
+	for a in $ARCHES; do
+		ARCH=$a nice -n 10 "$top/scripts/mkrootfs.sh" \
+			> "$out/logs/rootfs-$a.txt" 2>&1 &
+		rootfs_job[$a]=$!
+	done
+fi
+
+guests=()
 specs=()
 for a in $ARCHES; do
 	echo "== $VARIANT $a"
-	if ! ARCH=$a "$top/scripts/build.sh"; then
+	ta=$(date +%s)
+	# Behind the previous arch's guests, the build takes what they leave.
+	prio=()
+	[ ${#guests[@]} -gt 0 ] && prio=(nice -n 10)
+	if ! ARCH=$a "${prio[@]}" "$top/scripts/build.sh"; then
 		echo "   FAIL build of $VARIANT $a"
 		extra=$((extra + 1))
 		continue
 	fi
+	step "build" "$ta"
 	clients=$CLIENTS
-	if [ "$clients" = 1 ] && ! clients_prepare "$a"; then
-		extra=$((extra + 1))
-		clients=0
+	if [ "$clients" = 1 ]; then
+		# Its own run reports why it failed; clients_prepare tries again.
+		wait "${rootfs_job[$a]}" || cat "$out/logs/rootfs-$a.txt"
+		if ! clients_prepare "$a"; then
+			extra=$((extra + 1))
+			clients=0
+		fi
 	fi
 	if ! ARCH=$a "$top/scripts/mkinitramfs.sh"; then
 		echo "   FAIL initramfs of $VARIANT $a"
 		extra=$((extra + 1))
 		continue
 	fi
-	# The verdict reads the log whatever the boot's exit status says; a
+	[ ${#guests[@]} -gt 0 ] && wait "${guests[@]}"
+	guests=()
+	# The verdict reads the logs whatever a boot's exit status says; a
 	# timeout or crash shows up there as an unfinished run.
-	ARCH=$a "$top/scripts/boot.sh" check || true
+	ARCH=$a "$top/scripts/boot.sh" check &
+	guests+=($!)
 	t=$(ARCH=$a bash -c ". '$top/scripts/lib.sh' && echo \$tag")
 	specs+=("$VARIANT $a:$out/logs/$t.log:$top/tests/expect/$a")
-	[ "$clients" = 1 ] && specs+=("$(clients_boot "$a")")
+	if [ "$clients" = 1 ]; then
+		clients_run "$a" &
+		guests+=($!)
+		specs+=("$(clients_spec "$a")")
+	fi
+	step "to the guests' start" "$ta"
 done
+# The guests, and any Debian root an arch that failed to build left going.
+wait
 
 echo "== results ($(($(date +%s) - t0)) s)"
 for a in $ARCHES; do

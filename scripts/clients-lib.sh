@@ -29,13 +29,21 @@ clients_prepare() {
 		{ echo "   FAIL client programs for $a"; return 1; }
 }
 
-# clients_boot ARCH: boot ARCH's kernel on the Debian root and run the
-# cases; prints the verdict spec for the console log.  The built-in KUnit
-# suites stay off: `make check` runs them in its own boot.
-clients_boot() {
-	local a=$1 t
-	t=$(clients_tag "$a")
-	ARCH=$a LOG_SUFFIX=-clients BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
+# clients_spec ARCH: the verdict spec of ARCH's client boot.
+clients_spec() {
+	echo "$VARIANT $1 clients:$out/logs/$(clients_tag "$1")-clients.log:$top/tests/clients/expect/$1"
+}
+
+# clients_run ARCH: boot ARCH's kernel on the Debian root and run the
+# cases; the verdict reads the console log (clients_spec).  The built-in
+# KUnit suites stay off: `make check` runs them in its own boot.
+clients_run() {
+	ARCH=$1 LOG_SUFFIX=-clients BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
 		"$top/scripts/boot.sh" clients kunit.enable=0 >&2 || true
-	echo "$VARIANT $a clients:$out/logs/$t-clients.log:$top/tests/clients/expect/$a"
+}
+
+# clients_boot ARCH: clients_run, then print the spec.
+clients_boot() {
+	clients_run "$1"
+	clients_spec "$1"
 }

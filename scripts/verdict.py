@@ -43,6 +43,7 @@ def parse(path, xfail=frozenset()):
     """Return (suites, crash lines, finished, timed out) for one console log."""
     suites, crashes, finished, timed_out = [], [], False, False
     pending = []           # case results since the last top-level result
+    said = []              # the "# ..." lines since the last result
     try:
         text = open(path, errors="replace").read()
     except OSError:
@@ -58,15 +59,18 @@ def parse(path, xfail=frozenset()):
             crashes.append(line.strip())
         m = RESULT.match(line)
         if not m:
+            if line.lstrip().startswith("#"):
+                said = (said + [line.strip()])[-3:]
             continue
         indent, status, _num, name, directive = m.groups()
         depth = len(indent.expandtabs()) // 4
         skip = bool(directive) and directive.upper().startswith("SKIP")
+        context, said = said, []
         if depth == 1:
-            pending.append((status == "ok", skip, name, directive))
+            pending.append((status == "ok", skip, name, directive, context))
         elif depth == 0:
             s = Suite(name)
-            for ok, sk, cname, why in pending:
+            for ok, sk, cname, why, context in pending:
                 if sk:
                     s.skipped += 1
                 elif ok:
@@ -76,6 +80,8 @@ def parse(path, xfail=frozenset()):
                 else:
                     s.failed += 1
                     s.failures.append(f"{cname}{' # ' + why if why else ''}")
+                    # What the case printed last says why (CI keeps no log).
+                    s.failures += [f"  {c}" for c in context]
             # A suite that is "not ok" only because of xfail cases passes.
             s.ok = s.failed == 0 and (status == "ok" or s.xfailed > 0)
             if not s.ok and not s.failures:
