@@ -121,10 +121,11 @@ static void run_handlers(struct uprobe *u, unsigned long vaddr,
 	ut->in_handler = false;
 	ut->auprobe = NULL;
 
-	if (want_return)
-		uprobe_prepare_return(u, regs, ut);
+	/* Consumers that all want out of this mm get no return either. */
 	if (any && remove)
 		uprobe_leave_current_mm(u, vaddr);
+	else if (want_return)
+		uprobe_prepare_return(u, regs, ut);
 }
 
 /* Send the thread into a slot to run the instruction; false if not. */
@@ -139,9 +140,18 @@ static bool start_step(struct uprobe *u, unsigned long vaddr,
 	area = xol_area_get(current->mm);
 	if (!area)
 		return false;
-	slot = xol_slot_take(area);
-	if (!slot)
+	/*
+	 * Found under SRCU, the probe may be past its last reference: its
+	 * breakpoints are gone or going, so the thread just runs into the
+	 * instruction again.
+	 */
+	if (!uprobe_tryget(u))
 		return false;
+	slot = xol_slot_take(area);
+	if (!slot) {
+		uprobe_put(u);
+		return false;
+	}
 	trap = arch_uprobe_fill_slot(&u->arch, slot, code);
 	xol_slot_fill(area, slot, code, trap + UPROBE_SWBP_INSN_SIZE);
 
@@ -151,9 +161,10 @@ static bool start_step(struct uprobe *u, unsigned long vaddr,
 	if (arch_uprobe_pre_xol(&u->arch, regs, ut)) {
 		xol_slot_release(area, slot);
 		ut->slot = 0;
+		uprobe_put(u);
 		return false;
 	}
-	ut->stepping = uprobe_get(u);
+	ut->stepping = u;
 	ut->step = UPROBE_STEP_RUNNING;
 	return true;
 }

@@ -80,10 +80,16 @@ void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	ri = ri_alloc(ut);
 	if (!ri)
 		return;
+	/*
+	 * Found under SRCU, the probe may be past its last reference, on its
+	 * way out: no return for it then.
+	 */
+	if (!uprobe_tryget(uprobe))
+		goto unused;
 
 	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
 	if (orig == -1UL)
-		goto unused;
+		goto unused_put;
 	chained = orig == tramp;
 	drop_dead(ut, chained ? UPROBE_FRAME_TAIL_CALL : UPROBE_FRAME_CALL, regs);
 	if (chained) {
@@ -94,12 +100,12 @@ void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 		 */
 		if (!ut->return_instances) {
 			force_sig(SIGSEGV);
-			goto unused;
+			goto unused_put;
 		}
 		orig = ut->return_instances->orig_ret_vaddr;
 	}
 
-	ri->probe = uprobe_get(uprobe);
+	ri->probe = uprobe;
 	ri->entry_vaddr = instruction_pointer(regs);
 	ri->entry_sp = user_stack_pointer(regs);
 	ri->orig_ret_vaddr = orig;
@@ -109,6 +115,8 @@ void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	WRITE_ONCE(ut->return_instances, ri);
 	ut->depth++;
 	return;
+unused_put:
+	uprobe_put(uprobe);
 unused:
 	ri->next = ut->ri_cache;
 	ut->ri_cache = ri;
