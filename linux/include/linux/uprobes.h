@@ -142,10 +142,16 @@ enum uprobe_frame_check {
 };
 
 struct xol_area;
+struct uprobe_addr_cache;
 
-/* Per-mm state: the XOL area, NULL until a hit needs it. */
+/**
+ * struct uprobes_state - per-mm state, NULL until a hit needs it
+ * @xol_area: the slots and the return trampoline
+ * @addr_cache: the probed addresses hits have seen, with their files
+ */
 struct uprobes_state {
-	struct xol_area		*xol_area;
+	struct xol_area			*xol_area;
+	struct uprobe_addr_cache	*addr_cache;
 };
 
 void __init uprobes_init(void);
@@ -159,6 +165,17 @@ void uprobe_unregister_nosync(struct uprobe *uprobe,
 void uprobe_unregister_sync(void);
 
 /* Hooks the rest of the kernel calls. */
+
+/**
+ * uprobe_breakpoint_trap() - a user breakpoint trapped; is it ours?
+ * @regs: user registers at the trap
+ *
+ * Called by the arch's trap handler with interrupts off.  Never sleeps.
+ *
+ * Return: true when uprobes will deal with it on the way back to user
+ * mode; the trap handler must then not signal the thread.
+ */
+bool uprobe_breakpoint_trap(struct pt_regs *regs);
 int uprobe_mmap(struct vm_area_struct *vma);
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 		   unsigned long end);
@@ -272,6 +289,8 @@ static inline int uprobe_apply(struct uprobe *uprobe,
 static inline void uprobe_unregister_nosync(struct uprobe *uprobe,
 					    struct uprobe_consumer *uc) { }
 static inline void uprobe_unregister_sync(void) { }
+static inline bool uprobe_breakpoint_trap(struct pt_regs *regs)
+{ return false; }
 static inline int uprobe_mmap(struct vm_area_struct *vma) { return 0; }
 static inline void uprobe_munmap(struct vm_area_struct *vma,
 				 unsigned long start, unsigned long end) { }

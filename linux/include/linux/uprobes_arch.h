@@ -132,16 +132,10 @@ const void *arch_uprobe_trampoline(size_t *size);
 
 /* ---- The engine provides ---- */
 
-/**
- * uprobe_breakpoint_trap() - a user breakpoint trapped; is it ours?
- * @regs: user registers at the trap
- *
- * Called by the port's trap handler with interrupts off.  Never sleeps.
- *
- * Return: true when uprobes will deal with it on the way back to user
- * mode; the port must then not signal the thread.
+/*
+ * uprobe_breakpoint_trap() is declared in <linux/uprobes.h>: the arch's
+ * trap code may call it from outside the port.
  */
-bool uprobe_breakpoint_trap(struct pt_regs *regs);
 
 /**
  * uprobe_handle_trampoline() - a probed function returned

@@ -75,24 +75,42 @@ static struct uprobe *find_probe(unsigned long vaddr)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
-	struct uprobe *u = NULL;
+	struct inode *inode = NULL;
+	unsigned long gen = 0;
+	struct uprobe *u;
+	loff_t offset = 0;
 
+	if (uprobe_addr_cache_lookup(mm, vaddr, &inode, &offset))
+		return uprobe_lookup_rcu(inode, offset);
+
+	uprobe_addr_cache_begin(mm, &gen);
 #ifdef CONFIG_PER_VMA_LOCK
 	vma = lock_vma_under_rcu(mm, vaddr);
 	if (vma) {
-		if (vma->vm_file)
-			u = uprobe_lookup_rcu(file_inode(vma->vm_file),
-					      uprobe_file_offset(vma, vaddr));
+		if (vma->vm_file) {
+			inode = file_inode(vma->vm_file);
+			offset = uprobe_file_offset(vma, vaddr);
+		}
 		vma_end_read(vma);
-		return u;
+		goto found;
 	}
 #endif
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, vaddr);
-	if (vma && vma->vm_file)
-		u = uprobe_lookup_rcu(file_inode(vma->vm_file),
-				      uprobe_file_offset(vma, vaddr));
+	if (vma && vma->vm_file) {
+		inode = file_inode(vma->vm_file);
+		offset = uprobe_file_offset(vma, vaddr);
+	}
 	mmap_read_unlock(mm);
+#ifdef CONFIG_PER_VMA_LOCK
+found:
+#endif
+	if (!inode)
+		return NULL;
+	u = uprobe_lookup_rcu(inode, offset);
+	/* Only probed addresses: a program's own breakpoint stays out. */
+	if (u)
+		uprobe_addr_cache_store(mm, gen, vaddr, inode, offset);
 	return u;
 }
 

@@ -114,6 +114,17 @@ void xol_slot_release(struct xol_area *area, unsigned long slot);
 unsigned long xol_trampoline_vaddr(struct mm_struct *mm);
 void uprobe_dup_xol_work(struct callback_head *work);
 
+/* addr_cache.c: where an mm's probed addresses map */
+bool uprobe_addr_cache_lookup(struct mm_struct *mm, unsigned long vaddr,
+			      struct inode **inode, loff_t *offset);
+void uprobe_addr_cache_begin(struct mm_struct *mm, unsigned long *gen);
+void uprobe_addr_cache_store(struct mm_struct *mm, unsigned long gen,
+			     unsigned long vaddr, struct inode *inode,
+			     loff_t offset);
+void uprobe_addr_cache_forget(struct mm_struct *mm, unsigned long start,
+			      unsigned long end);
+void uprobe_addr_cache_drop(struct mm_struct *mm);
+
 /* hit.c */
 struct uprobe_task *uprobe_task_get(void);
 

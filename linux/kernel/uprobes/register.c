@@ -407,12 +407,12 @@ int uprobe_mmap(struct vm_area_struct *vma)
  * @start: start of the range
  * @end: its end
  *
- * Nothing to do for file probes: the breakpoints go with the pages, and
- * nothing else remembers them.
+ * The breakpoints go with the pages; the address cache forgets the range.
  */
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 		   unsigned long end)
 {
+	uprobe_addr_cache_forget(vma->vm_mm, start, end);
 }
 
 /* Around dup_mmap(): no registration walk while a fork copies an mm. */
@@ -433,6 +433,8 @@ void uprobe_end_dup_mmap(void)
  */
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
+	/* The copied mm_struct points at the parent's table. */
+	uprobe_addr_cache_drop(newmm);
 	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
 		set_bit(MMF_HAS_UPROBES, &newmm->flags);
 }

@@ -235,6 +235,7 @@ void uprobe_clear_state(struct mm_struct *mm)
 
 	uprobe_ref_ctr_forget_mm(mm);
 	uprobe_pid_mm_gone(mm);
+	uprobe_addr_cache_drop(mm);
 	if (xa)
 		xol_area_free(xa);
 	mm->uprobes_state.xol_area = NULL;

@@ -2,12 +2,13 @@
 /*
  * x86-64 uprobes port.
  *
- * A breakpoint is an int3.  Most probed instructions are carried out on
- * pt_regs at the hit by the shared instruction layer (<asm/probe_insn.h>);
- * the rest run from an XOL slot followed by an int3, a RIP-relative
- * operand addressed through a scratch register since the slot may be
- * anywhere in the address space.  No trap flag is used, so a debugger's
- * single-stepping is left alone.
+ * A breakpoint is an int3; the user int3 trap (do_int3_user()) offers it
+ * to uprobe_breakpoint_trap() before the die chain.  Most probed
+ * instructions are carried out on pt_regs at the hit by the shared
+ * instruction layer (<asm/probe_insn.h>); the rest run from an XOL slot
+ * followed by an int3, a RIP-relative operand addressed through a scratch
+ * register since the slot may be anywhere in the address space.  No trap
+ * flag is used, so a debugger's single-stepping is left alone.
  *
  * Return probes come back through a trampoline that saves the three
  * registers the syscall instruction clobbers and enters the kernel by
@@ -15,8 +16,6 @@
  * by seccomp filters.
  */
 #include <linux/kprobes.h>
-#include <linux/kdebug.h>
-#include <linux/notifier.h>
 #include <linux/sched.h>
 #include <linux/syscalls.h>
 #include <linux/uaccess.h>
@@ -247,23 +246,3 @@ bad:
 	return -1;
 }
 
-static int uprobe_die_notify(struct notifier_block *nb, unsigned long val,
-			     void *data)
-{
-	struct die_args *args = data;
-
-	if (val != DIE_INT3 || !user_mode(args->regs))
-		return NOTIFY_DONE;
-	return uprobe_breakpoint_trap(args->regs) ? NOTIFY_STOP : NOTIFY_DONE;
-}
-NOKPROBE_SYMBOL(uprobe_die_notify);
-
-static struct notifier_block uprobe_die_nb = {
-	.notifier_call = uprobe_die_notify,
-};
-
-static int __init x86_uprobes_init(void)
-{
-	return register_die_notifier(&uprobe_die_nb);
-}
-core_initcall(x86_uprobes_init);

@@ -568,6 +568,45 @@ static int cmd_alias(int n, int unused)
 	return bad != 0;
 }
 
+/*
+ * remap N: uv_leaf's page of this program mapped at one address, N calls
+ * through it; then the same page of the copy named by $UV_COPY (another
+ * inode) mapped over it with MAP_FIXED, N calls; then this program's page
+ * once more, N calls.
+ */
+static int cmd_remap(int n, int unused)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	long off = file_offset((const void *)uv_leaf);
+	const char *copy = getenv("UV_COPY");
+	int fd[2] = { open("/proc/self/exe", O_RDONLY),
+		      copy ? open(copy, O_RDONLY) : -1 };
+	char *at = MAP_FAILED;
+	fn_t fn;
+	int i, round;
+
+	if (fd[0] < 0 || fd[1] < 0 || off < 0) {
+		fprintf(stderr, "remap: cannot open the program and $UV_COPY\n");
+		return 1;
+	}
+	for (round = 0; round < 3; round++) {
+		char *p = mmap(round ? at : NULL, 2 * pg, PROT_READ | PROT_EXEC,
+			       MAP_PRIVATE | (round ? MAP_FIXED : 0),
+			       fd[round & 1], off & ~(pg - 1));
+
+		if (p == MAP_FAILED || (round && p != at)) {
+			perror("remap: mmap");
+			return 1;
+		}
+		at = p;
+		fn = (fn_t)(uintptr_t)(at + (off & (pg - 1)));
+		for (i = 0; i < n; i++)
+			check("uv_leaf (remapped)", fn(opaque(i)), 5 * i + 1);
+	}
+	printf("calls=%d\n", 3 * n);
+	return bad != 0;
+}
+
 /* ---- a write to the probed page ---- */
 
 static void cow_calls(int n)
@@ -896,6 +935,7 @@ static const struct {
 	{ "forkhold", cmd_forkhold, 10, 0 },
 	{ "exec", cmd_exec, 2, 10 },
 	{ "alias", cmd_alias, 10, 0 },
+	{ "remap", cmd_remap, 10, 0 },
 	{ "cow", cmd_cow, 10, 0 },
 	{ "sigstep", cmd_sigstep, 0, 0 },
 	{ "seccomp", cmd_seccomp, 10, 0 },
