@@ -51,6 +51,21 @@ asm(".text\n"
 	POINT(ut_nop) " nop\n add x0, x0, #1\n ret\n"
 	".globl ut_add\n ut_add:\n"
 	POINT(ut_add) " add x0, x0, #4\n ret\n"
+	/* Stack-frame instructions, emulated for user text. */
+	".globl ut_stp\n ut_stp:\n"
+	POINT(ut_stp) " stp x29, x30, [sp, #-32]!\n str x0, [sp, #16]\n"
+	" ldr x1, [sp, #16]\n ldp x29, x30, [sp], #32\n add x0, x1, #2\n ret\n"
+	".globl ut_ldp\n ut_ldp:\n stp x29, x30, [sp, #-16]!\n mov x29, #0\n"
+	POINT(ut_ldp) " ldp x29, x30, [sp], #16\n add x0, x0, #5\n ret\n"
+	".globl ut_movfp\n ut_movfp:\n stp x29, x30, [sp, #-16]!\n"
+	POINT(ut_movfp) " mov x29, sp\n mov x2, sp\n sub x0, x0, x29\n"
+	" add x0, x0, x2\n ldp x29, x30, [sp], #16\n ret\n"
+	".globl ut_subsp\n ut_subsp:\n"
+	POINT(ut_subsp) " sub sp, sp, #48\n str x0, [sp, #40]\n ldr x0, [sp, #40]\n"
+	" add sp, sp, #48\n add x0, x0, #6\n ret\n"
+	".globl ut_stpoff\n ut_stpoff:\n sub sp, sp, #32\n"
+	POINT(ut_stpoff) " stp x0, x30, [sp, #16]\n ldr x1, [sp, #16]\n"
+	" ldr x30, [sp, #24]\n add sp, sp, #32\n add x0, x1, #8\n ret\n"
 	".p2align 3\n"
 	"ut_lit:\n .quad 0x1122334455667788\n"
 	"ut_lit32:\n .word 0x80000001\n .word 0\n");
@@ -59,6 +74,8 @@ asm(".text\n"
 CLASS(ut_bcond); CLASS(ut_cbz); CLASS(ut_tbnz); CLASS(ut_adr);
 CLASS(ut_adrp); CLASS(ut_ldr); CLASS(ut_ldrsw); CLASS(ut_bl);
 CLASS(ut_blr); CLASS(ut_ret); CLASS(ut_nop); CLASS(ut_add);
+CLASS(ut_stp); CLASS(ut_ldp); CLASS(ut_movfp); CLASS(ut_subsp);
+CLASS(ut_stpoff);
 #define P(name) { #name, name, name##_insn }
 #endif
 
@@ -72,6 +89,7 @@ static struct point {
 #ifdef __aarch64__
 	P(ut_bcond), P(ut_cbz), P(ut_tbnz), P(ut_adr), P(ut_adrp), P(ut_ldr),
 	P(ut_ldrsw), P(ut_bl), P(ut_blr), P(ut_ret), P(ut_nop), P(ut_add),
+	P(ut_stp), P(ut_ldp), P(ut_movfp), P(ut_subsp), P(ut_stpoff),
 #endif
 };
 
