@@ -44,10 +44,10 @@ struct uprobe_addr_cache {
 /* @mm's own table, not one fork copied from the parent. */
 static struct uprobe_addr_cache *cache_of(struct mm_struct *mm)
 {
-	/* Pairs with the release in uprobe_addr_cache_begin(). */
-	struct uprobe_addr_cache *c =
-		smp_load_acquire(&mm->uprobes_state.addr_cache);
+	struct uprobe_addr_cache *c;
 
+	/* Pairs with the release in uprobe_addr_cache_begin(): complete. */
+	c = smp_load_acquire(&mm->uprobes_state.addr_cache);
 	return c && c->owner == mm ? c : NULL;
 }
 

@@ -7,10 +7,10 @@
  * PC-relative ones (branches, adr/adrp, literal loads) are simulated on
  * pt_regs, and so are, for user text only, the stack-frame stp/ldp and
  * SP arithmetic of function entries and exits; the rest run from an XOL
- * slot followed by the same BRK, so no hardware single-step is needed.  User text differs from kernel text in
- * the policy: literals are read as user memory, and DAIF and
- * pointer-authentication instructions are stepped, acting on the user's
- * state as they would in place.
+ * slot followed by the same BRK, so no hardware single-step is needed.
+ * User text differs from kernel text in the policy: literals are read as
+ * user memory, and DAIF and pointer-authentication instructions are
+ * stepped, acting on the user's state as they would in place.
  *
  * The return trampoline is that BRK too; the engine tells it from a
  * probe by its address.
