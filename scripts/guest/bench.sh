@@ -73,11 +73,17 @@ rmmod kprobes_bench
 # Each figure is the time one call of the probed function takes (under
 # -icount, guest instructions): bench_entry begins with a frame setup,
 # bench_step with an add that runs out of line on both kernels.
+# bench_only=uprofile:KIND (KIND entry, ret, entry+ret, step, none or
+# arm) is a profiling aid, not a figure: 100000 calls under that probe and
+# nothing else, for an instruction profile of the guest (QEMU's -plugin);
+# "none" is the baseline to subtract, "arm" the 100-process arming alone.
 uprobes_bench() {
 	U=/bench/ubench
 	T=/sys/kernel/tracing
 	UE=$T/uprobe_events
 	N=20000
+	cases="entry ret entry+ret step"
+	case "$only" in uprofile:*) N=100000 cases=${only#uprofile:} ;; esac
 	[ -x $U ] || { echo "BENCH-INFO no $U: no uprobe figures"; return; }
 	[ -f $UE ] || mount -t tracefs none $T 2>/dev/null
 	[ -f $UE ] || { echo "BENCH-INFO no uprobe_events: no uprobe figures"; return; }
@@ -88,13 +94,19 @@ uprobes_bench() {
 		{ echo "BENCH-ERROR cannot define the uprobes"; return; }
 	echo 0 > $T/tracing_on
 
-	echo "BENCH uprobe_unprobed_call $($U loop entry $N) ns"
-	for c in entry ret entry+ret step; do
+	[ "$N" = 20000 ] && echo "BENCH uprobe_unprobed_call $($U loop entry $N) ns"
+	for c in $cases; do
+		[ $c = arm ] && continue
 		fn=entry
 		[ $c = step ] && fn=step
-		for e in $(echo $c | tr + ' '); do echo 1 > $T/events/ubench/$e/enable; done
+		for e in $(echo $c | tr + ' '); do
+			[ $e = none ] || echo 1 > $T/events/ubench/$e/enable
+		done
 		v=$($U loop $fn $N) || echo "BENCH-ERROR ubench loop $fn failed under $c"
-		for e in $(echo $c | tr + ' '); do echo 0 > $T/events/ubench/$e/enable; done
+		for e in $(echo $c | tr + ' '); do
+			[ $e = none ] || echo 0 > $T/events/ubench/$e/enable
+		done
+		m=uprobe_unprobed_call
 		case $c in
 		entry) m=uprobe_entry ;; ret) m=uretprobe ;;
 		entry+ret) m=uprobe_plus_uretprobe ;; step) m=uprobe_out_of_line ;;
@@ -102,7 +114,17 @@ uprobes_bench() {
 		echo "BENCH $m $v ns"
 	done
 
-	# Arming one probe in a file that 100 processes map.
+	if [ "$N" = 20000 ] || [ "$cases" = arm ]; then
+		uprobes_arm_bench
+	fi
+	echo 1 > $T/tracing_on
+	echo "-:ubench/entry" >> $UE
+	echo "-:ubench/ret" >> $UE
+	echo "-:ubench/step" >> $UE
+}
+
+# Arming one probe in a file that 100 processes map.
+uprobes_arm_bench() {
 	mkfifo /tmp/ubench.fifo
 	i=0
 	while [ $i -lt 100 ]; do $U wait < /tmp/ubench.fifo & i=$((i + 1)); done
@@ -118,10 +140,5 @@ uprobes_bench() {
 	exec 9>&-
 	wait
 	rm -f /tmp/ubench.fifo
-
-	echo 1 > $T/tracing_on
-	echo "-:ubench/entry" >> $UE
-	echo "-:ubench/ret" >> $UE
-	echo "-:ubench/step" >> $UE
 }
-case ",${only:-uprobes}," in *,uprobes,*) uprobes_bench ;; esac
+case ",${only:-uprobes}," in *,uprobes,* | ,uprofile:*) uprobes_bench ;; esac
