@@ -137,6 +137,23 @@ static int poke(struct uprobe *uprobe, struct mm_struct *mm,
 	long got;
 	int ret;
 
+	if (!install) {
+		/*
+		 * Look before writing: a forced write gives the mm its own
+		 * copy of the page, which an mm that never had the
+		 * breakpoint (one a process probe left alone, an image
+		 * mapped after exec) must not get.
+		 */
+		got = get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL);
+		if (got <= 0)
+			return got ? got : -EFAULT;
+		kaddr = kmap_local_page(page);
+		memcpy(&cur, kaddr + offset_in_page(vaddr), UPROBE_SWBP_INSN_SIZE);
+		kunmap_local(kaddr);
+		put_page(page);
+		if (memcmp(&cur, &bp, UPROBE_SWBP_INSN_SIZE))
+			return 0;
+	}
 	got = get_user_pages_remote(mm, vaddr, 1,
 				    FOLL_FORCE | FOLL_WRITE | FOLL_SPLIT_PMD,
 				    &page, NULL);
