@@ -58,32 +58,35 @@ static struct uprobe_addr_entry *entry_of(struct uprobe_addr_cache *c,
 }
 
 /**
- * uprobe_addr_cache_lookup() - the file position of a probed address
+ * uprobe_addr_cache_lookup() - the probe at an address the table knows
  * @mm: current->mm
  * @vaddr: the address
- * @inode: set to the inode mapped there
- * @offset: set to the file offset
+ * @uprobe: set to the probe there, or NULL when there is none now
+ *
+ * The probe is looked up while the entry is known to hold: an inode is
+ * only released after its mapping was forgotten here, so the (inode,
+ * offset) pair cannot name a file that has gone and whose inode was
+ * reused while the lookup ran.  Caller is in an uprobes_srcu section.
  *
  * Return: true when the table knows @vaddr.
  */
 bool uprobe_addr_cache_lookup(struct mm_struct *mm, unsigned long vaddr,
-			      struct inode **inode, loff_t *offset)
+			      struct uprobe **uprobe)
 {
 	struct uprobe_addr_cache *c = cache_of(mm);
 	struct uprobe_addr_entry *e;
 	unsigned int seq;
-	bool known;
 
 	if (!c)
 		return false;
 	e = entry_of(c, vaddr);
 	do {
 		seq = read_seqbegin(&c->lock);
-		known = e->vaddr == vaddr;
-		*inode = e->inode;
-		*offset = e->offset;
+		if (e->vaddr != vaddr)
+			return false;
+		*uprobe = uprobe_lookup_rcu(e->inode, e->offset);
 	} while (read_seqretry(&c->lock, seq));
-	return known;
+	return true;
 }
 
 /**

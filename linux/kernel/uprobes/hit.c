@@ -76,13 +76,14 @@ static struct uprobe *find_probe(unsigned long vaddr)
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
 	struct inode *inode = NULL;
+	struct uprobe *u = NULL;
 	unsigned long gen = 0;
-	struct uprobe *u;
 	loff_t offset = 0;
 
-	if (uprobe_addr_cache_lookup(mm, vaddr, &inode, &offset))
-		return uprobe_lookup_rcu(inode, offset);
+	if (uprobe_addr_cache_lookup(mm, vaddr, &u))
+		return u;
 
+	/* The lookup under the vma's lock: its file cannot go meanwhile. */
 	uprobe_addr_cache_begin(mm, &gen);
 #ifdef CONFIG_PER_VMA_LOCK
 	vma = lock_vma_under_rcu(mm, vaddr);
@@ -90,6 +91,7 @@ static struct uprobe *find_probe(unsigned long vaddr)
 		if (vma->vm_file) {
 			inode = file_inode(vma->vm_file);
 			offset = uprobe_file_offset(vma, vaddr);
+			u = uprobe_lookup_rcu(inode, offset);
 		}
 		vma_end_read(vma);
 		goto found;
@@ -100,14 +102,12 @@ static struct uprobe *find_probe(unsigned long vaddr)
 	if (vma && vma->vm_file) {
 		inode = file_inode(vma->vm_file);
 		offset = uprobe_file_offset(vma, vaddr);
+		u = uprobe_lookup_rcu(inode, offset);
 	}
 	mmap_read_unlock(mm);
 #ifdef CONFIG_PER_VMA_LOCK
 found:
 #endif
-	if (!inode)
-		return NULL;
-	u = uprobe_lookup_rcu(inode, offset);
 	/* Only probed addresses: a program's own breakpoint stays out. */
 	if (u)
 		uprobe_addr_cache_store(mm, gen, vaddr, inode, offset);

@@ -116,7 +116,7 @@ void uprobe_dup_xol_work(struct callback_head *work);
 
 /* addr_cache.c: where an mm's probed addresses map */
 bool uprobe_addr_cache_lookup(struct mm_struct *mm, unsigned long vaddr,
-			      struct inode **inode, loff_t *offset);
+			      struct uprobe **uprobe);
 void uprobe_addr_cache_begin(struct mm_struct *mm, unsigned long *gen);
 void uprobe_addr_cache_store(struct mm_struct *mm, unsigned long gen,
 			     unsigned long vaddr, struct inode *inode,
