@@ -14,6 +14,7 @@
 #include <linux/percpu.h>
 #include <asm/text-patching.h>
 #include <asm/insn.h>
+#include <asm/probe_insn.h>
 
 typedef u8 kprobe_opcode_t;
 
@@ -37,42 +38,14 @@ static_assert(KPROBE_INSN_SLOT_SIZE >= 2 * MAX_INSN_SIZE + INT3_INSN_SIZE +
 /* A jump region: at most a 4-byte instruction and a 15-byte one after it. */
 #define KPROBE_JUMP_REGION_MAX	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
 
-/*
- * How a hit replays the probed instruction.  Everything that depends on
- * where it runs (branches, calls, returns) is emulated from its decoded
- * form; the rest runs out of line in a slot that ends with an int3.
- */
-enum kprobe_x86_replay {
-	KPROBE_X86_STEP,	/* run the slot copy, trap on its int3 (or boost) */
-	KPROBE_X86_NOP,		/* nothing to do but move on */
-	KPROBE_X86_JMP,		/* jmp rel8/rel32 */
-	KPROBE_X86_JCC,		/* jcc rel8/rel32: @cond is the condition */
-	KPROBE_X86_CALL,	/* call rel32 */
-	KPROBE_X86_RET,		/* ret, ret imm16: @rel is the imm16 */
-	KPROBE_X86_LOOP,	/* loop/loope/loopne/jrcxz: @cond says which */
-	KPROBE_X86_JMP_IND,	/* jmp through a register or memory */
-	KPROBE_X86_CALL_IND,	/* call through a register or memory */
-	KPROBE_X86_CLI,
-	KPROBE_X86_STI,
-	/* Prologue and epilogue work, done on pt_regs instead of out of line: */
-	KPROBE_X86_PUSH,	/* push %reg: @cond is the register number */
-	KPROBE_X86_POP,		/* pop %reg: @cond is the register number */
-	KPROBE_X86_MOV,		/* mov %reg,%reg: @cond is dst | src << 4 */
-};
-
-/* Replays that run the same anywhere, so a detour may copy them as is. */
-static inline bool kprobe_x86_copyable(u8 replay)
-{
-	return replay == KPROBE_X86_STEP || replay == KPROBE_X86_NOP ||
-	       replay == KPROBE_X86_PUSH || replay == KPROBE_X86_POP ||
-	       replay == KPROBE_X86_MOV;
-}
-
 /* Where a detour's copy of the region starts (see opt.c). */
 #define KPROBE_DETOUR_COPY	(8 + CALL_INSN_SIZE)
 
 struct arch_specific_insn {
-	/* Out-of-line copy for KPROBE_X86_STEP, else NULL. */
+	/*
+	 * The out-of-line copy: for X86_PROBE_STEP, and for indirect
+	 * branches to fall back on when their target cannot be read.
+	 */
 	kprobe_opcode_t *insn;
 	/*
 	 * The copy that jumps back by itself, when the instruction may run
@@ -81,16 +54,15 @@ struct arch_specific_insn {
 	kprobe_opcode_t *boost;
 	/* The original bytes, for emulation and for the debugfs dump. */
 	u8 bytes[MAX_INSN_SIZE];
-	u8 len;
-	u8 replay;		/* enum kprobe_x86_replay */
-	u8 cond;
+	/*
+	 * What a hit does with them, as the instruction layer shared with
+	 * uprobes decided (<asm/probe_insn.h>): emulate or run the copy.
+	 */
+	struct x86_probe_insn pi;
 	/* Stepping changes IF (popf): keep the result instead of the saved IF. */
 	u8 sets_if:1;
 	/* Stepping pushes flags (pushf): fix the pushed IF afterwards. */
 	u8 pushes_flags:1;
-	/* Address size of a loop instruction, operand size of a mov: 4 or 8. */
-	u8 asize;
-	s32 rel;
 #ifdef CONFIG_OPTPROBES
 	/*
 	 * The detour slot when the probe can be reached by a jmp, else NULL;

@@ -62,6 +62,32 @@ struct x86_probe_mem {
 };
 
 extern const struct x86_probe_mem x86_probe_user_mem;
+extern const struct x86_probe_mem x86_probe_kernel_mem;
+
+/*
+ * Ops whose effect does not depend on where the instruction runs, so a
+ * copy elsewhere (after x86_probe_relocate()) does the same.
+ */
+static inline bool x86_probe_runs_anywhere(u8 op)
+{
+	return op == X86_PROBE_STEP || op == X86_PROBE_NOP ||
+	       op == X86_PROBE_PUSH || op == X86_PROBE_POP ||
+	       op == X86_PROBE_MOV || op == X86_PROBE_CLI ||
+	       op == X86_PROBE_STI;
+}
+
+/**
+ * struct x86_probe_flow - where an instruction can send control
+ * @len: its length
+ * @indirect_jump: a jmp through a register or memory
+ * @target: a relative branch's destination (jmp, jcc, call, loop,
+ *	xbegin's fallback), else 0
+ */
+struct x86_probe_flow {
+	u8		len;
+	bool		indirect_jump;
+	unsigned long	target;
+};
 
 int x86_probe_classify(const u8 *bytes, size_t avail, enum x86_probe_ctx ctx,
 		       struct x86_probe_insn *pi);
@@ -69,6 +95,10 @@ bool x86_probe_emulate(const struct x86_probe_insn *pi, const u8 *bytes,
 		       unsigned long addr, struct pt_regs *regs,
 		       const struct x86_probe_mem *mem);
 unsigned long *x86_probe_reg(struct pt_regs *regs, unsigned int nr);
+int x86_probe_relocate(const u8 *bytes, unsigned int len, unsigned long from,
+		       unsigned long to, u8 *out);
+int x86_probe_flow(const u8 *bytes, size_t avail, unsigned long addr,
+		   struct x86_probe_flow *flow);
 
 /* Register numbers as ModRM encodes them. */
 enum {

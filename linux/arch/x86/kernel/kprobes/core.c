@@ -18,7 +18,6 @@
 #include <linux/execmem.h>
 #include <linux/kallsyms.h>
 #include <linux/perf_event.h>
-#include <asm/insn-eval.h>
 #include <asm/ibt.h>
 #include <asm/set_memory.h>
 #include <asm/sections.h>
@@ -112,139 +111,19 @@ int arch_populate_kprobe_blacklist(void)
 
 /* --- replaying the probed instruction --- */
 
-/* Read an indirect branch's target the way the CPU would. */
-static bool indirect_target(struct kprobe *probe, struct pt_regs *regs,
-			    unsigned long *target)
-{
-	void __user *ea;
-	struct insn insn;
-	int off;
-
-	if (insn_decode_kernel(&insn, probe->ainsn.bytes) < 0)
-		return false;
-	if (X86_MODRM_MOD(insn.modrm.value) == 3) {
-		off = insn_get_modrm_rm_off(&insn, regs);
-		if (off < 0)
-			return false;
-		*target = *(unsigned long *)((void *)regs + off);
-		return true;
-	}
-	/* Addresses are computed with ip at the instruction itself. */
-	ea = insn_get_addr_ref(&insn, regs);
-	if (ea == (void __user *)-1L)
-		return false;
-	return !copy_from_kernel_nofault(target, (void __force *)ea,
-					 sizeof(*target));
-}
-NOKPROBE_SYMBOL(indirect_target);
-
-static bool loop_taken(struct kprobe *probe, struct pt_regs *regs)
-{
-	unsigned long mask = probe->ainsn.asize == 4 ? 0xffffffffUL : ~0UL;
-	unsigned long count;
-
-	if (probe->ainsn.cond == 0xe3)	/* jrcxz/jecxz: no decrement */
-		return !(regs->cx & mask);
-	count = (regs->cx - 1) & mask;
-	regs->cx = (regs->cx & ~mask) | count;
-	if (!count)
-		return false;
-	if (probe->ainsn.cond == 0xe1)	/* loope */
-		return regs->flags & X86_EFLAGS_ZF;
-	if (probe->ainsn.cond == 0xe0)	/* loopne */
-		return !(regs->flags & X86_EFLAGS_ZF);
-	return true;
-}
-NOKPROBE_SYMBOL(loop_taken);
-
-/* The pt_regs word of each general register, by its encoding number. */
-static const u8 reg_word[16] = {
-	offsetof(struct pt_regs, ax) / 8, offsetof(struct pt_regs, cx) / 8,
-	offsetof(struct pt_regs, dx) / 8, offsetof(struct pt_regs, bx) / 8,
-	offsetof(struct pt_regs, sp) / 8, offsetof(struct pt_regs, bp) / 8,
-	offsetof(struct pt_regs, si) / 8, offsetof(struct pt_regs, di) / 8,
-	offsetof(struct pt_regs, r8) / 8, offsetof(struct pt_regs, r9) / 8,
-	offsetof(struct pt_regs, r10) / 8, offsetof(struct pt_regs, r11) / 8,
-	offsetof(struct pt_regs, r12) / 8, offsetof(struct pt_regs, r13) / 8,
-	offsetof(struct pt_regs, r14) / 8, offsetof(struct pt_regs, r15) / 8,
-};
-
-static unsigned long *reg_of(struct pt_regs *regs, unsigned int nr)
-{
-	return (unsigned long *)regs + reg_word[nr & 15];
-}
-NOKPROBE_SYMBOL(reg_of);
-
 /*
- * Execute an emulated instruction on @regs.  Returns false when it could
- * not (an unreadable indirect target), in which case nothing changed.
+ * Carry out an emulated instruction on @regs, through the instruction
+ * layer uprobes use as well.  Returns false when it could not (an
+ * unreadable indirect target), in which case nothing changed.
  */
 static bool emulate(struct kprobe *probe, struct pt_regs *regs)
 {
 	unsigned long at = (unsigned long)probe->addr;
-	unsigned long next = at + probe->ainsn.len;
-	unsigned long target;
 
-	switch (probe->ainsn.replay) {
-	case KPROBE_X86_NOP:
-		regs->ip = next;
-		break;
-	case KPROBE_X86_JMP:
-		regs->ip = next + probe->ainsn.rel;
-		break;
-	case KPROBE_X86_CALL:
-		int3_emulate_push(regs, next);
-		regs->ip = next + probe->ainsn.rel;
-		break;
-	case KPROBE_X86_JCC:
-		int3_emulate_jcc(regs, probe->ainsn.cond, next, probe->ainsn.rel);
-		break;
-	case KPROBE_X86_LOOP:
-		regs->ip = loop_taken(probe, regs) ? next + probe->ainsn.rel : next;
-		break;
-	case KPROBE_X86_RET:
-		regs->ip = int3_emulate_pop(regs);
-		regs->sp += probe->ainsn.rel;
-		break;
-	case KPROBE_X86_JMP_IND:
-	case KPROBE_X86_CALL_IND:
-		regs->ip = at;
-		if (!indirect_target(probe, regs, &target))
-			return false;
-		if (probe->ainsn.replay == KPROBE_X86_CALL_IND)
-			int3_emulate_push(regs, next);
-		regs->ip = target;
-		break;
-	case KPROBE_X86_CLI:
-		regs->flags &= ~X86_EFLAGS_IF;
-		regs->ip = next;
-		break;
-	case KPROBE_X86_STI:
-		regs->flags |= X86_EFLAGS_IF;
-		regs->ip = next;
-		break;
-	case KPROBE_X86_PUSH:
-		/* The int3 entry leaves room below the stack for this. */
-		int3_emulate_push(regs, *reg_of(regs, probe->ainsn.cond));
-		regs->ip = next;
-		break;
-	case KPROBE_X86_POP:
-		/* Read before the store: pop %rsp loads the popped value. */
-		target = int3_emulate_pop(regs);
-		*reg_of(regs, probe->ainsn.cond) = target;
-		regs->ip = next;
-		break;
-	case KPROBE_X86_MOV:
-		target = *reg_of(regs, probe->ainsn.cond >> 4);
-		if (probe->ainsn.asize == 4)
-			target = (u32)target;
-		*reg_of(regs, probe->ainsn.cond) = target;
-		regs->ip = next;
-		break;
-	default:
-		return false;
-	}
-	return true;
+	/* Operands are computed with ip at the instruction itself. */
+	regs->ip = at;
+	return x86_probe_emulate(&probe->ainsn.pi, probe->ainsn.bytes, at, regs,
+				 &x86_probe_kernel_mem);
 }
 NOKPROBE_SYMBOL(emulate);
 
@@ -305,7 +184,7 @@ static void replay(struct kprobe *probe, struct pt_regs *regs,
 		regs->ip = (unsigned long)copy;
 		return;
 	}
-	if (probe->ainsn.replay != KPROBE_X86_STEP) {
+	if (probe->ainsn.pi.op != X86_PROBE_STEP) {
 		if (emulate(probe, regs)) {
 			finish_hit(probe, regs, kcb, reentered);
 			return;
@@ -335,7 +214,7 @@ static int step_done(struct kprobe *probe, struct pt_regs *regs,
 {
 	bool reentered = kcb->kprobe_status == KPROBE_REENTER;
 
-	regs->ip = (unsigned long)probe->addr + probe->ainsn.len;
+	regs->ip = (unsigned long)probe->addr + probe->ainsn.pi.len;
 	if (probe->ainsn.pushes_flags)
 		*(unsigned long *)regs->sp |= kcb->saved_if;
 	if (!probe->ainsn.sets_if)
@@ -384,7 +263,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	kcb = get_kprobe_ctlblk();
 	cur = kprobe_running();
 	if (cur && (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) &&
-	    cur->ainsn.insn && addr == cur->ainsn.insn + cur->ainsn.len)
+	    cur->ainsn.insn && addr == cur->ainsn.insn + cur->ainsn.pi.len)
 		return step_done(cur, regs, kcb);
 
 	probe = kprobe_lookup(addr);

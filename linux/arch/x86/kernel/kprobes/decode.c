@@ -82,29 +82,6 @@ static int check_boundary(unsigned long addr)
 	return pos == addr ? 0 : -EILSEQ;
 }
 
-/* The shared layer's ops are the replays, in the same order. */
-#define SAME_OP(name)	((int)KPROBE_X86_##name == (int)X86_PROBE_##name)
-static_assert(SAME_OP(STEP) && SAME_OP(NOP) && SAME_OP(JMP) && SAME_OP(JCC) &&
-	      SAME_OP(CALL) && SAME_OP(RET) && SAME_OP(LOOP) &&
-	      SAME_OP(JMP_IND) && SAME_OP(CALL_IND) && SAME_OP(CLI) &&
-	      SAME_OP(STI) && SAME_OP(PUSH) && SAME_OP(POP) && SAME_OP(MOV));
-#undef SAME_OP
-
-/* Copy the instruction to run at @to, rebasing a RIP-relative operand. */
-static int relocate(u8 *buf, unsigned long from, unsigned long to,
-		    struct insn *insn, struct arch_specific_insn *ai)
-{
-	memcpy(buf, ai->bytes, ai->len);
-	if (insn_rip_relative(insn)) {
-		s64 disp = (s64)insn->displacement.value + (s64)from - (s64)to;
-
-		if (disp != (s32)disp)
-			return -ERANGE;
-		*(s32 *)(buf + insn_offset_displacement(insn)) = (s32)disp;
-	}
-	return 0;
-}
-
 /*
  * May the instruction run out of line and simply jump back, with no trap
  * to fix things up?  Not when a fault there must be fixed up through the
@@ -119,30 +96,40 @@ static bool boostable(unsigned long addr)
 	return !search_exception_tables(addr);
 }
 
+/* The opcode byte past any prefixes. */
+static u8 opcode_of(const u8 *bytes)
+{
+	struct insn insn;
+
+	if (insn_decode_kernel(&insn, bytes) < 0)
+		return 0;
+	return insn.opcode.bytes[0];
+}
+
 /*
  * Build the out-of-line copies: the one to single-step, ending with an
  * int3 that hands control back, and (when boostable) one ending with a
  * jump to the next instruction.
  */
-static int prepare_slot(unsigned long addr, struct insn *insn,
-			struct arch_specific_insn *ai, bool boost)
+static int prepare_slot(unsigned long addr, struct arch_specific_insn *ai,
+			bool boost)
 {
 	u8 buf[KPROBE_INSN_SLOT_SIZE];
 	kprobe_opcode_t *slot;
-	unsigned int len = ai->len, at = len + INT3_INSN_SIZE;
+	unsigned int len = ai->pi.len, at = len + INT3_INSN_SIZE;
 	int ret;
 
 	slot = kprobe_alloc_insn_slot();
 	if (!slot)
 		return -ENOMEM;
-	ret = relocate(buf, addr, (unsigned long)slot, insn, ai);
+	ret = x86_probe_relocate(ai->bytes, len, addr, (unsigned long)slot, buf);
 	if (ret)
 		goto fail;
 	buf[len] = INT3_INSN_OPCODE;
 	if (boost) {
 		unsigned long copy = (unsigned long)slot + at;
 
-		ret = relocate(buf + at, addr, copy, insn, ai);
+		ret = x86_probe_relocate(ai->bytes, len, addr, copy, buf + at);
 		if (ret)
 			goto fail;
 		__text_gen_insn(buf + at + len, JMP32_INSN_OPCODE,
@@ -164,9 +151,8 @@ int arch_prepare_kprobe(struct kprobe *probe)
 	struct arch_specific_insn *ai = &probe->ainsn;
 	unsigned long addr = (unsigned long)probe->addr;
 	bool patched_by_alternatives;
-	struct x86_probe_insn pi;
-	struct insn insn;
 	int ret;
+	u8 op;
 
 	/* Alternatives may rewrite this text at any time: keep out. */
 	scoped_guard(mutex, &text_mutex)
@@ -181,28 +167,24 @@ int arch_prepare_kprobe(struct kprobe *probe)
 	if (kprobe_read_original(addr, ai->bytes))
 		return -EFAULT;
 	/* What to do with it is the shared instruction layer's call. */
-	ret = x86_probe_classify(ai->bytes, MAX_INSN_SIZE, X86_PROBE_KERNEL, &pi);
+	ret = x86_probe_classify(ai->bytes, MAX_INSN_SIZE, X86_PROBE_KERNEL,
+				 &ai->pi);
 	if (ret)
 		return ret;
-	if (insn_decode_kernel(&insn, ai->bytes) < 0)
-		return -EILSEQ;
-	ai->len = pi.len;
-	ai->replay = pi.op;
-	ai->cond = pi.cond;
-	ai->asize = pi.asize;
-	ai->rel = pi.rel;
 	probe->opcode = ai->bytes[0];
-	if (ai->replay != KPROBE_X86_STEP) {
-		/* Indirect branches keep a copy to fall back on (see replay()). */
-		if (ai->replay == KPROBE_X86_JMP_IND ||
-		    ai->replay == KPROBE_X86_CALL_IND)
-			return prepare_slot(addr, &insn, ai, false);
+	switch (ai->pi.op) {
+	case X86_PROBE_STEP:
+		op = opcode_of(ai->bytes);
+		ai->sets_if = op == 0x9d;		/* popf */
+		ai->pushes_flags = op == 0x9c;		/* pushf */
+		return prepare_slot(addr, ai, boostable(addr));
+	case X86_PROBE_JMP_IND:
+	case X86_PROBE_CALL_IND:
+		/* A copy to fall back on (see replay()). */
+		return prepare_slot(addr, ai, false);
+	default:
 		return 0;
 	}
-
-	ai->sets_if = insn.opcode.bytes[0] == 0x9d;		/* popf */
-	ai->pushes_flags = insn.opcode.bytes[0] == 0x9c;	/* pushf */
-	return prepare_slot(addr, &insn, ai, boostable(addr));
 }
 
 void arch_remove_kprobe(struct kprobe *probe)

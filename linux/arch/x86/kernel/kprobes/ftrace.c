@@ -51,7 +51,7 @@ NOKPROBE_SYMBOL(kprobe_ftrace_handler);
 int arch_prepare_kprobe_ftrace(struct kprobe *probe)
 {
 	probe->ainsn.insn = NULL;
-	probe->ainsn.len = MCOUNT_INSN_SIZE;
-	probe->ainsn.replay = KPROBE_X86_NOP;
+	probe->ainsn.pi.len = MCOUNT_INSN_SIZE;
+	probe->ainsn.pi.op = X86_PROBE_NOP;
 	return 0;
 }

@@ -81,7 +81,7 @@ static struct kprobe *find_stepped(struct kunit *test, struct kprobe *kp)
 					.pre_handler = count_pre };
 		if (register_kprobe(kp))
 			continue;
-		if (get_kprobe(kp->addr)->ainsn.replay == KPROBE_X86_STEP)
+		if (get_kprobe(kp->addr)->ainsn.pi.op == X86_PROBE_STEP)
 			return get_kprobe(kp->addr);
 		unregister_kprobe(kp);
 	}

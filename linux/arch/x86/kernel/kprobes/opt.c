@@ -32,6 +32,7 @@
 #include <linux/memory.h>
 #include <linux/perf_event.h>
 #include <asm/insn.h>
+#include <asm/probe_insn.h>
 #include <asm/nospec-branch.h>
 #include <asm/text-patching.h>
 
@@ -123,95 +124,36 @@ static bool thunked_indirect(unsigned long target)
 	return false;
 }
 
-/* Where a relative branch goes, or 0 for anything else. */
-static unsigned long branch_target(struct insn *insn, unsigned long at)
+/*
+ * May the instruction at @at run from the detour's copy?  The shared
+ * instruction layer says whether it does the same anywhere; a fault in
+ * it must not need an exception-table fixup, which knows @at only.
+ */
+static bool copyable(const u8 *bytes, unsigned long at, u8 *len)
 {
-	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+	struct x86_probe_insn pi;
 
-	switch (op) {
-	case 0x70 ... 0x7f:
-	case 0xe0 ... 0xe3:
-	case 0xe8:
-	case 0xe9:
-	case 0xeb:
-		break;
-	case 0x0f:
-		if (op2 >= 0x80 && op2 <= 0x8f)
-			break;
-		return 0;
-	default:
-		return 0;
-	}
-	return at + insn->length + insn->immediate.value;
-}
-
-static bool is_indirect_jump(struct insn *insn)
-{
-	return insn->opcode.bytes[0] == 0xff &&
-	       X86_MODRM_REG(insn->modrm.bytes[0]) == 4;
-}
-
-/* May @insn run from the detour's copy? */
-static bool copyable(struct insn *insn, unsigned long at)
-{
-	u8 op = insn->opcode.bytes[0];
-
-	if (branch_target(insn, at) || is_indirect_jump(insn))
+	if (x86_probe_classify(bytes, MAX_INSN_SIZE, X86_PROBE_KERNEL, &pi))
 		return false;
-	switch (op) {
-	case 0xc2:			/* ret */
-	case 0xc3:
-	case 0xca:
-	case 0xcb:
-	case 0xcc:			/* int3, int n, into, iret */
-	case 0xcd:
-	case 0xce:
-	case 0xcf:
-	case 0xf1:
-	case 0xf4:			/* hlt */
-	case 0x9a:			/* far call */
-	case 0xea:
-		return false;
-	case 0xff:			/* call, far call/jmp through memory */
-		return X86_MODRM_REG(insn->modrm.bytes[0]) < 2 ||
-		       X86_MODRM_REG(insn->modrm.bytes[0]) == 6;
-	case 0x0f:
-		/* ud2, ud1, ud0, syscall and the system group */
-		switch (insn->opcode.bytes[1]) {
-		case 0x01: case 0x05: case 0x07: case 0x0b:
-		case 0xb9: case 0xff:
-			return false;
-		}
-	}
-	return !search_exception_tables(at);
-}
-
-/* Decode the original instruction at @at, seeing through probes. */
-static int decode_original(unsigned long at, struct insn *insn, u8 *buf)
-{
-	if (kprobe_read_original(at, buf))
-		return -EFAULT;
-	if (insn_decode_kernel(insn, buf) < 0 || !insn->length)
-		return -EILSEQ;
-	return 0;
+	*len = pi.len;
+	return x86_probe_runs_anywhere(pi.op) && !search_exception_tables(at);
 }
 
 /* The region at @addr: its length, or a negative errno. */
 static int region_of(unsigned long addr, u8 *copy)
 {
-	struct insn insn;
-	int len = 0, ret;
+	int len = 0;
+	u8 n;
 
 	while (len < JMP32_INSN_SIZE) {
-		ret = decode_original(addr + len, &insn, copy + len);
-		if (ret)
-			return ret;
-		if (!copyable(&insn, addr + len))
+		if (kprobe_read_original(addr + len, copy + len))
+			return -EFAULT;
+		if (!copyable(copy + len, addr + len, &n))
 			return -EINVAL;
 		/* Another probe inside the region would be jumped over. */
 		if (len && get_kprobe((void *)(addr + len)))
 			return -EBUSY;
-		len += insn.length;
+		len += n;
 	}
 	return len;
 }
@@ -219,9 +161,9 @@ static int region_of(unsigned long addr, u8 *copy)
 /* Nothing in the function may enter the region other than at its start. */
 static int check_function(unsigned long addr, int len)
 {
-	unsigned long size, offset, pos, end, target;
+	unsigned long size, offset, pos, end;
+	struct x86_probe_flow flow;
 	u8 buf[MAX_INSN_SIZE];
-	struct insn insn;
 
 	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
 		return -EINVAL;
@@ -229,15 +171,13 @@ static int check_function(unsigned long addr, int len)
 	end = pos + size;
 	if (addr + len > end)
 		return -EINVAL;
-	for (; pos < end; pos += insn.length) {
-		if (decode_original(pos, &insn, buf))
+	for (; pos < end; pos += flow.len) {
+		if (kprobe_read_original(pos, buf) ||
+		    x86_probe_flow(buf, MAX_INSN_SIZE, pos, &flow))
 			return -EINVAL;
-		if (is_indirect_jump(&insn))
+		if (flow.indirect_jump || thunked_indirect(flow.target))
 			return -EINVAL;
-		target = branch_target(&insn, pos);
-		if (thunked_indirect(target))
-			return -EINVAL;
-		if (target > addr && target < addr + len)
+		if (flow.target > addr && flow.target < addr + len)
 			return -EINVAL;
 	}
 	return 0;
@@ -266,21 +206,17 @@ static bool reserved_by_others(unsigned long addr, int len)
 static int relocate_region(u8 *dst, const u8 *src, int len,
 			   unsigned long from, unsigned long to)
 {
-	struct insn insn;
-	int pos;
+	struct x86_probe_flow flow;
+	int pos, ret;
 
-	memcpy(dst, src, len);
-	for (pos = 0; pos < len; pos += insn.length) {
-		s64 disp;
-
-		if (insn_decode_kernel(&insn, src + pos) < 0)
-			return -EILSEQ;
-		if (!insn_rip_relative(&insn))
-			continue;
-		disp = (s64)insn.displacement.value + (s64)from - (s64)to;
-		if (disp != (s32)disp)
-			return -ERANGE;
-		*(s32 *)(dst + pos + insn_offset_displacement(&insn)) = (s32)disp;
+	for (pos = 0; pos < len; pos += flow.len) {
+		ret = x86_probe_flow(src + pos, len - pos, from + pos, &flow);
+		if (ret)
+			return ret;
+		ret = x86_probe_relocate(src + pos, flow.len, from + pos,
+					 to + pos, dst + pos);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -303,7 +239,7 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 
 	BUILD_BUG_ON(DETOUR_SIZE(KPROBE_JUMP_REGION_MAX) > KPROBE_INSN_SLOT_SIZE);
 	BUILD_BUG_ON(DETOUR_CALL + CALL_INSN_SIZE != DETOUR_COPY);
-	if (!kprobe_x86_copyable(ai->replay))
+	if (!x86_probe_runs_anywhere(ai->pi.op))
 		return -EINVAL;
 	len = region_of(addr, region);
 	if (len < 0)

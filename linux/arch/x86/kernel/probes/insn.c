@@ -13,8 +13,10 @@
  * scratch register loaded with the RIP the instruction expects.
  */
 #include <linux/errno.h>
+#include <linux/kprobes.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
 #include <asm/probe_insn.h>
@@ -124,14 +126,6 @@ static bool is_endbr64(struct insn *insn)
 	       has_prefix(insn, 0xf3);
 }
 
-static bool is_branch(u8 op)
-{
-	return op != X86_PROBE_STEP && op != X86_PROBE_NOP &&
-	       op != X86_PROBE_PUSH && op != X86_PROBE_POP &&
-	       op != X86_PROBE_MOV && op != X86_PROBE_CLI &&
-	       op != X86_PROBE_STI;
-}
-
 /* Fill in @pi->op for what the hit carries out; STEP otherwise. */
 static void classify_op(struct insn *insn, const u8 *bytes,
 			enum x86_probe_ctx ctx, struct x86_probe_insn *pi)
@@ -221,7 +215,7 @@ int x86_probe_classify(const u8 *bytes, size_t avail, enum x86_probe_ctx ctx,
 	 * CPUs disagree on a branch with an operand-size prefix (AMD
 	 * truncates the ip to 16 bits, Intel ignores the prefix).
 	 */
-	if (is_branch(pi->op) && has_prefix(&insn, 0x66))
+	if (!x86_probe_runs_anywhere(pi->op) && has_prefix(&insn, 0x66))
 		return refused;
 	return 0;
 }
@@ -249,6 +243,7 @@ unsigned long *x86_probe_reg(struct pt_regs *regs, unsigned int nr)
 {
 	return (unsigned long *)regs + reg_word[nr & 15];
 }
+NOKPROBE_SYMBOL(x86_probe_reg);
 
 static bool loop_taken(const struct x86_probe_insn *pi, struct pt_regs *regs)
 {
@@ -267,6 +262,7 @@ static bool loop_taken(const struct x86_probe_insn *pi, struct pt_regs *regs)
 		return !(regs->flags & X86_EFLAGS_ZF);
 	return true;
 }
+NOKPROBE_SYMBOL(loop_taken);
 
 /* An indirect branch's target, read the way the CPU would. */
 static bool indirect_target(const u8 *bytes, struct pt_regs *regs,
@@ -292,6 +288,7 @@ static bool indirect_target(const u8 *bytes, struct pt_regs *regs,
 		return false;
 	return mem->read(target, (unsigned long)ea);
 }
+NOKPROBE_SYMBOL(indirect_target);
 
 static bool push(struct pt_regs *regs, const struct x86_probe_mem *mem,
 		 unsigned long val)
@@ -301,6 +298,7 @@ static bool push(struct pt_regs *regs, const struct x86_probe_mem *mem,
 	regs->sp -= sizeof(long);
 	return true;
 }
+NOKPROBE_SYMBOL(push);
 
 /**
  * x86_probe_emulate() - carry out @pi on @regs as if it ran at @addr
@@ -379,6 +377,91 @@ bool x86_probe_emulate(const struct x86_probe_insn *pi, const u8 *bytes,
 	}
 	regs->ip = next;
 	return true;
+}
+NOKPROBE_SYMBOL(x86_probe_emulate);
+
+/**
+ * x86_probe_relocate() - copy an instruction to run at another address
+ * @bytes: the instruction
+ * @len: its length
+ * @from: where it is
+ * @to: where the copy will run
+ * @out: @len bytes for the copy
+ *
+ * A RIP-relative operand's displacement is rebased so that the copy
+ * reaches the same memory.  Relative branches are not fixed up: they are
+ * emulated, never copied.
+ *
+ * Return: 0, -EILSEQ when the bytes do not decode, -ERANGE when the
+ * operand is out of a 32-bit displacement's reach from @to.
+ */
+int x86_probe_relocate(const u8 *bytes, unsigned int len, unsigned long from,
+		       unsigned long to, u8 *out)
+{
+	struct insn insn;
+	s64 disp;
+
+	if (insn_decode(&insn, bytes, len, INSN_MODE_64) < 0 ||
+	    insn.length != len)
+		return -EILSEQ;
+	memcpy(out, bytes, len);
+	if (!insn_rip_relative(&insn))
+		return 0;
+	disp = (s64)insn.displacement.value + (s64)from - (s64)to;
+	if (disp != (s32)disp)
+		return -ERANGE;
+	put_unaligned((s32)disp, (s32 *)(out + insn_offset_displacement(&insn)));
+	return 0;
+}
+
+/**
+ * x86_probe_flow() - where an instruction can send control
+ * @bytes: the instruction
+ * @avail: how many bytes there are
+ * @addr: where it is
+ * @flow: filled in
+ *
+ * For scans of a whole function (what may jump into a range), so it
+ * answers for every instruction, including those a probe refuses.
+ *
+ * Return: 0, or -EILSEQ when the bytes do not decode.
+ */
+int x86_probe_flow(const u8 *bytes, size_t avail, unsigned long addr,
+		   struct x86_probe_flow *flow)
+{
+	struct insn insn;
+	u8 op, op2;
+	bool rel;
+
+	memset(flow, 0, sizeof(*flow));
+	if (insn_decode(&insn, bytes, avail, INSN_MODE_64) < 0 || !insn.length)
+		return -EILSEQ;
+	op = insn.opcode.bytes[0];
+	op2 = insn.opcode.bytes[1];
+	flow->len = insn.length;
+	switch (op) {
+	case 0x70 ... 0x7f:		/* jcc rel8 */
+	case 0xe0 ... 0xe3:		/* loop, jrcxz */
+	case 0xe8:			/* call */
+	case 0xe9:			/* jmp */
+	case 0xeb:
+		rel = true;
+		break;
+	case 0xc7:			/* xbegin */
+		rel = insn.modrm.bytes[0] == 0xf8;
+		break;
+	case 0x0f:			/* jcc rel32 */
+		rel = op2 >= 0x80 && op2 <= 0x8f;
+		break;
+	case 0xff:
+		flow->indirect_jump = X86_MODRM_REG(insn.modrm.bytes[0]) == 4;
+		fallthrough;
+	default:
+		rel = false;
+	}
+	if (rel)
+		flow->target = addr + insn.length + insn.immediate.value;
+	return 0;
 }
 
 /**
@@ -460,4 +543,40 @@ static bool user_write(unsigned long addr, unsigned long val)
 const struct x86_probe_mem x86_probe_user_mem = {
 	.read = user_read,
 	.write = user_write,
+};
+
+/*
+ * Kernel memory, from a breakpoint handler.  Both run inline, no call
+ * out: a probe on a helper used here would be hit again from inside its
+ * own emulation.  Pops and returns read the stack and indirect branches
+ * their target; a bad address faults into the exception table instead
+ * of oopsing.  User and non-canonical addresses are refused up front:
+ * the first would take the user fault path, the second a #GP.
+ */
+static bool kernel_mem_read(unsigned long *val, unsigned long addr)
+{
+	if (addr < TASK_SIZE_MAX ||
+	    !__is_canonical_address(addr, boot_cpu_data.x86_virt_bits))
+		return false;
+	__get_kernel_nofault(val, (unsigned long *)addr, unsigned long, fault);
+	return true;
+fault:
+	return false;
+}
+NOKPROBE_SYMBOL(kernel_mem_read);
+
+/*
+ * Only pushes write, just below the stack pointer; the kernel's int3
+ * entry leaves a gap there for them.
+ */
+static bool kernel_mem_write(unsigned long addr, unsigned long val)
+{
+	*(unsigned long *)addr = val;
+	return true;
+}
+NOKPROBE_SYMBOL(kernel_mem_write);
+
+const struct x86_probe_mem x86_probe_kernel_mem = {
+	.read = kernel_mem_read,
+	.write = kernel_mem_write,
 };

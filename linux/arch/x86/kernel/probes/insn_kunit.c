@@ -8,6 +8,7 @@
  */
 #include <kunit/test.h>
 #include <linux/string.h>
+#include <linux/unaligned.h>
 #include <asm/insn.h>
 #include <asm/probe_insn.h>
 #include <asm/ptrace.h>
@@ -281,6 +282,110 @@ static void emulate_branches(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.ax, 7UL);	/* 32-bit mov zero-extends */
 }
 
+/* mov 0x10(%rip),%rax moved 0x1000 back: the displacement grows by it. */
+static void relocate_riprel(struct kunit *test)
+{
+	static const u8 mov[] = { 0x48, 0x8b, 0x05, 0x10, 0, 0, 0 },
+		add[] = { 0x48, 0x83, 0xc0, 0x01 };
+	u8 out[8];
+
+	KUNIT_ASSERT_EQ(test, x86_probe_relocate(mov, sizeof(mov), 0x5000, 0x4000, out), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned((s32 *)(out + 3)), 0x1010);
+	KUNIT_EXPECT_MEMEQ(test, out, mov, 3);
+
+	/* Out of a disp32's reach. */
+	KUNIT_EXPECT_EQ(test, x86_probe_relocate(mov, sizeof(mov), 0x5000,
+						 0x5000 + (1UL << 32), out), -ERANGE);
+	/* Nothing RIP-relative: copied as it is. */
+	KUNIT_ASSERT_EQ(test, x86_probe_relocate(add, sizeof(add), 0, 1UL << 40, out), 0);
+	KUNIT_EXPECT_MEMEQ(test, out, add, sizeof(add));
+	/* A length that is not the instruction's. */
+	KUNIT_EXPECT_EQ(test, x86_probe_relocate(mov, 3, 0, 0, out), -EILSEQ);
+}
+
+/* What a scan of a function learns from each kind of instruction. */
+static void flow_targets(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		u8 bytes[8];
+		u8 len;
+		bool indirect;
+		long target;	/* from the instruction's address, 0: none */
+	} cases[] = {
+		{ "jmp rel8", { 0xeb, 0x10 }, 2, false, 0x12 },
+		{ "jne rel32", { 0x0f, 0x85, 0x00, 0x01, 0, 0 }, 6, false, 0x106 },
+		{ "call rel32", { 0xe8, 0xfb, 0xfe, 0xff, 0xff }, 5, false, -0x100 },
+		{ "loop", { 0xe2, 0xfc }, 2, false, -2 },
+		{ "xbegin", { 0xc7, 0xf8, 0x20, 0, 0, 0 }, 6, false, 0x26 },
+		{ "jmp *%rax", { 0xff, 0xe0 }, 2, true, 0 },
+		{ "call *%rax", { 0xff, 0xd0 }, 2, false, 0 },
+		{ "ud2", { 0x0f, 0x0b }, 2, false, 0 },
+		{ "mov %rsp,%rbp", { 0x48, 0x89, 0xe5 }, 3, false, 0 },
+	};
+	const unsigned long at = 0xffffffff81000000UL;
+	struct x86_probe_flow flow;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned long want = cases[i].target ? at + cases[i].target : 0;
+
+		KUNIT_ASSERT_EQ_MSG(test, x86_probe_flow(cases[i].bytes, 8, at, &flow),
+				    0, "%s", cases[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, flow.len, cases[i].len, "%s", cases[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, flow.indirect_jump, cases[i].indirect,
+				    "%s", cases[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, flow.target, want, "%s", cases[i].what);
+	}
+	KUNIT_EXPECT_EQ(test, x86_probe_flow((u8[]){ 0x48, 0x8b }, 2, at, &flow), -EILSEQ);
+}
+
+/*
+ * Kernel memory, as a kprobe hit sees it: pops and returns read the
+ * stack, an indirect call reads its target; an address the kernel cannot
+ * read (user, non-canonical) fails the emulation instead of faulting.
+ */
+static unsigned long kernel_slot;
+
+static void emulate_kernel_mem(struct kunit *test)
+{
+	static const u8 jmp_rax_mem[] = { 0xff, 0x20 }, ret[] = { 0xc3 },
+		pop_rbx[] = { 0x5b };
+	unsigned long stack[4] = { 0x11, 0x22, 0x33, 0x44 };
+	const struct x86_probe_mem *mem = &x86_probe_kernel_mem;
+	struct x86_probe_insn pi;
+	struct pt_regs regs = {};
+
+	regs.sp = (unsigned long)&stack[1];
+	KUNIT_ASSERT_EQ(test, x86_probe_classify(pop_rbx, 1, X86_PROBE_KERNEL, &pi), 0);
+	regs.ip = 0x1000;
+	KUNIT_ASSERT_TRUE(test, x86_probe_emulate(&pi, pop_rbx, 0x1000, &regs, mem));
+	KUNIT_EXPECT_EQ(test, regs.bx, 0x22UL);
+	KUNIT_EXPECT_EQ(test, regs.sp, (unsigned long)&stack[2]);
+
+	KUNIT_ASSERT_EQ(test, x86_probe_classify(ret, 1, X86_PROBE_KERNEL, &pi), 0);
+	KUNIT_ASSERT_TRUE(test, x86_probe_emulate(&pi, ret, 0x1001, &regs, mem));
+	KUNIT_EXPECT_EQ(test, regs.ip, 0x33UL);
+	KUNIT_EXPECT_EQ(test, regs.sp, (unsigned long)&stack[3]);
+
+	kernel_slot = 0xffffffff81234567UL;
+	regs.ax = (unsigned long)&kernel_slot;
+	KUNIT_ASSERT_EQ(test, x86_probe_classify(jmp_rax_mem, 2, X86_PROBE_KERNEL, &pi), 0);
+	KUNIT_EXPECT_EQ(test, pi.op, X86_PROBE_JMP_IND);
+	regs.ip = 0x2000;
+	KUNIT_ASSERT_TRUE(test, x86_probe_emulate(&pi, jmp_rax_mem, 0x2000, &regs, mem));
+	KUNIT_EXPECT_EQ(test, regs.ip, kernel_slot);
+
+	/* A user address and a non-canonical one: refused, nothing changes. */
+	regs.ax = 0x1000;
+	regs.ip = 0x2000;
+	KUNIT_EXPECT_FALSE(test, x86_probe_emulate(&pi, jmp_rax_mem, 0x2000, &regs, mem));
+	KUNIT_EXPECT_EQ(test, regs.ip, 0x2000UL);
+	regs.ax = 0x8000000000000000UL;
+	KUNIT_EXPECT_FALSE(test, x86_probe_emulate(&pi, jmp_rax_mem, 0x2000, &regs, mem));
+	KUNIT_EXPECT_EQ(test, regs.ip, 0x2000UL);
+}
+
 static struct kunit_case probe_insn_x86_cases[] = {
 	KUNIT_CASE(classify_table),
 	KUNIT_CASE(classify_context),
@@ -289,6 +394,9 @@ static struct kunit_case probe_insn_x86_cases[] = {
 	KUNIT_CASE(emulate_stack_ops),
 	KUNIT_CASE(emulate_fault),
 	KUNIT_CASE(emulate_branches),
+	KUNIT_CASE(relocate_riprel),
+	KUNIT_CASE(flow_targets),
+	KUNIT_CASE(emulate_kernel_mem),
 	{}
 };
 
