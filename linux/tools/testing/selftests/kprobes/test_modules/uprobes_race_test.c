@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A uprobe hit that outlives its probe (uprobe_race.sh drives it).
+ *
+ * The consumer's handler holds the hitting thread until "drop", run by
+ * another task on the other CPU, has unregistered the consumer and so
+ * dropped the probe's last reference.  What the hit does after the
+ * handler (set up the return probe, run the probed instruction) must
+ * not take a reference on a probe that is already on its way out.
+ *
+ * Parameters name the process and an address in its text; "cmd" acts:
+ *   arm    registers a consumer (handler and ret_handler) on the file
+ *          and offset behind that address
+ *   drop   waits for the handler to be entered, unregisters, lets the
+ *          handler go, and waits until no handler can be running
+ * The read-only parameters report what happened.
+ */
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched/mm.h>
+#include <linux/uprobes.h>
+
+static int pid;
+module_param(pid, int, 0644);
+static ulong vaddr;
+module_param(vaddr, ulong, 0644);
+
+static atomic_t hits, returns, entered, release;
+static int held = -1, arm_result = 1, drop_result = 1;
+module_param_named(hits, hits.counter, int, 0444);
+module_param_named(returns, returns.counter, int, 0444);
+/* 1 when the handler was still held when "drop" unregistered. */
+module_param(held, int, 0444);
+module_param(arm_result, int, 0444);
+module_param(drop_result, int, 0444);
+
+/* Long enough for any scheduling delay, short of a stall warning. */
+#define HOLD_NS		(10 * NSEC_PER_SEC)
+
+static int hold_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	u64 deadline = ktime_get_ns() + HOLD_NS;
+
+	atomic_inc(&hits);
+	atomic_set(&entered, 1);
+	while (!atomic_read(&release) && ktime_get_ns() < deadline)
+		cpu_relax();
+	return 0;
+}
+
+static int count_return(struct uprobe_consumer *uc, unsigned long func,
+			struct pt_regs *regs)
+{
+	atomic_inc(&returns);
+	return 0;
+}
+
+static struct uprobe_consumer consumer = {
+	.handler = hold_handler,
+	.ret_handler = count_return,
+};
+static struct uprobe *probe;
+
+/* The file and offset that @vaddr maps in process @pid. */
+static struct file *file_at(loff_t *offset)
+{
+	struct task_struct *task;
+	struct vm_area_struct *vma;
+	struct file *file = NULL;
+	struct mm_struct *mm;
+
+	task = get_pid_task(find_get_pid(pid), PIDTYPE_PID);
+	if (!task)
+		return NULL;
+	mm = get_task_mm(task);
+	put_task_struct(task);
+	if (!mm)
+		return NULL;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, vaddr);
+	if (vma && vma->vm_file) {
+		file = get_file(vma->vm_file);
+		*offset = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
+			  vaddr - vma->vm_start;
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return file;
+}
+
+static int arm(void)
+{
+	struct file *file;
+	loff_t offset;
+
+	if (probe)
+		return -EBUSY;
+	file = file_at(&offset);
+	if (!file)
+		return -ESRCH;
+	probe = uprobe_register(file_inode(file), offset, 0, &consumer);
+	fput(file);
+	if (IS_ERR(probe)) {
+		int ret = PTR_ERR(probe);
+
+		probe = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+static int drop(void)
+{
+	int i;
+
+	if (!probe)
+		return -ENOENT;
+	for (i = 0; i < 10000 && !atomic_read(&entered); i++)
+		usleep_range(1000, 2000);
+	held = atomic_read(&entered) && !atomic_read(&release);
+	/* The probe's only reference goes here, under the held hit. */
+	uprobe_unregister_nosync(probe, &consumer);
+	probe = NULL;
+	atomic_set(&release, 1);
+	uprobe_unregister_sync();
+	return atomic_read(&entered) ? 0 : -ETIMEDOUT;
+}
+
+static int do_cmd(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "arm"))
+		arm_result = arm();
+	else if (sysfs_streq(val, "drop"))
+		drop_result = drop();
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static const struct kernel_param_ops cmd_ops = {
+	.set = do_cmd,
+};
+module_param_cb(cmd, &cmd_ops, NULL, 0200);
+
+static void __exit uprobes_race_test_exit(void)
+{
+	atomic_set(&release, 1);
+	if (probe) {
+		uprobe_unregister_nosync(probe, &consumer);
+		uprobe_unregister_sync();
+	}
+}
+
+static int __init uprobes_race_test_init(void)
+{
+	return 0;
+}
+
+module_init(uprobes_race_test_init);
+module_exit(uprobes_race_test_exit);
+MODULE_DESCRIPTION("A uprobe hit held while its probe is unregistered");
+MODULE_LICENSE("GPL");
