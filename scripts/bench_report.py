@@ -19,11 +19,12 @@ import sys
 ORDER = [
     "baseline_call", "kprobe_entry", "kprobe_body", "kprobe_body_opt_off",
     "kprobe_body_post_handler", "kretprobe", "kprobe_plus_kretprobe",
-    "kprobes_2_at_one_address", "kprobes_8_at_one_address",
+    "kprobes_2_at_one_address", "kprobes_8_at_one_address", "kprobe_at_return",
     "kprobe_body_two_cpus",
     "uprobe_unprobed_call", "uprobe_entry", "uretprobe",
     "uprobe_plus_uretprobe", "uprobe_out_of_line",
     "uprobe_arm_in_100_processes", "uprobe_disarm_in_100_processes",
+    "uprobe_scoped_other_process",
 ]
 
 

@@ -67,6 +67,7 @@ rm -rf "$root/clients/systemtap-programs"
 if [ -f "$objtree/bench/kprobes_bench.ko" ]; then
 	mkdir -p "$root/bench"
 	cp "$objtree/bench/kprobes_bench.ko" "$root/bench/"
+	[ -f "$objtree/bench/upid_bench.ko" ] && cp "$objtree/bench/upid_bench.ko" "$root/bench/"
 	# The uprobe benchmark's program (static: the guest has no libc).
 	${cross}gcc -static -O2 -Wall -o "$root/bench/ubench" "$top/bench/ubench.c" ||
 		exit 1

@@ -117,10 +117,56 @@ uprobes_bench() {
 	if [ "$N" = 20000 ] || [ "$cases" = arm ]; then
 		uprobes_arm_bench
 	fi
+	[ "$N" = 20000 ] && uprobes_scoped_bench
 	echo 1 > $T/tracing_on
 	echo "-:ubench/entry" >> $UE
 	echo "-:ubench/ret" >> $UE
 	echo "-:ubench/step" >> $UE
+}
+
+# A probe meant for one process, and calls of the probed function in
+# another process running the same file.  Ours scopes it with a process
+# probe (bench/upid_bench.c): the breakpoint is only in the target's copy
+# of the page.  6.12 has no such probe; the way to scope a uprobe event
+# to one process there is an event filter on the pid, which every
+# process mapping the file traps into before the filter says no.
+uprobes_scoped_bench() {
+	mkfifo /tmp/ubench.scoped
+	$U wait < /tmp/ubench.scoped &
+	A=$!
+	exec 8> /tmp/ubench.scoped
+	# bench_entry's address in A (once A runs ubench): its text
+	# mapping's start, plus the function's file offset past the mapping's.
+	m= i=0
+	while [ -z "$m" ] && [ $i -lt 1000 ]; do
+		m=$(grep ' r-xp .*/bench/ubench$' /proc/$A/maps 2>/dev/null | head -n 1)
+		i=$((i + 1))
+	done
+	set -- ${m:-0-0 r-xp 0}
+	va=$((0x${1%-*} + entry - 0x$3))
+	if [ -z "$m" ]; then
+		echo "BENCH-ERROR no text mapping of ubench in process $A"
+		how=
+	elif [ -f /bench/upid_bench.ko ]; then
+		how="process probe"
+		insmod /bench/upid_bench.ko pid=$A vaddr=$va ||
+			{ echo "BENCH-ERROR cannot load upid_bench.ko"; how=; }
+	else
+		how="event filter"
+		echo "common_pid == $A" > $T/events/ubench/entry/filter &&
+			echo 1 > $T/events/ubench/entry/enable || how=
+	fi
+	if [ -n "$how" ]; then
+		v=$($U loop entry $N) || echo "BENCH-ERROR ubench loop under the scoped probe failed"
+		echo "BENCH uprobe_scoped_other_process $v ns"
+		echo "BENCH-INFO uprobe_scoped_other_process: scoped by $how"
+	fi
+	rmmod upid_bench 2>/dev/null
+	echo 0 > $T/events/ubench/entry/enable
+	echo 0 > $T/events/ubench/entry/filter
+	exec 8>&-
+	wait $A
+	rm -f /tmp/ubench.scoped
 }
 
 # Arming one probe in a file that 100 processes map.
