@@ -37,13 +37,13 @@
  * allocates nothing.  A second probe at the address (or a detour, which
  * records its head) turns the site into a struct kprobe_site: its
  * embedded kprobe becomes the head, the users' probes hang off @kp.list
- * in registration order, and @pre lists, in the same order, those that
- * have a pre_handler: that array is all a hit walks.  A site, once made,
+ * in registration order, and @chain lists, in the same order, those that
+ * have a handler: that array is all a hit walks.  A site, once made,
  * stays one until it is emptied.
  *
  * Ports treat every head alike; only the core reads these fields.
  */
-struct kprobe_pre_chain {
+struct kprobe_chain {
 	struct rcu_head rcu;
 	/* NULL-terminated. */
 	struct kprobe *probes[];
@@ -51,8 +51,8 @@ struct kprobe_pre_chain {
 
 struct kprobe_site {
 	struct kprobe kp;
-	/* The probes here with a pre_handler, or NULL when there is none. */
-	struct kprobe_pre_chain __rcu *pre;
+	/* The probes here with a handler, or NULL when there is none. */
+	struct kprobe_chain __rcu *chain;
 	/* Users at this address that are neither disabled nor gone. */
 	unsigned int nr_enabled;
 	/* On the optimizer's queue (kernel/kprobes/optimize.c). */
@@ -147,6 +147,21 @@ static __always_inline struct kprobe *kprobe_lookup(const void *addr)
 DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 
 /*
+ * Which probes the pre phase of this CPU's hit found enabled: for a site,
+ * the chain it walked and a bit per probe on it; for a lone probe, bit 0.
+ * The post phase of the same hit runs the post_handlers of exactly those,
+ * so a probe enabled or added between the two phases never gets a
+ * post_handler call without the pre_handler call before it.  A site's
+ * chain is still there at the post phase: it is freed only after a grace
+ * period, and a hit that has a post phase runs with interrupts off.
+ */
+struct kprobe_hit_record {
+	struct kprobe_chain *chain;
+	unsigned long enabled;	/* bit i: chain->probes[i], or the lone probe */
+};
+DECLARE_PER_CPU(struct kprobe_hit_record, kprobe_hit_record);
+
+/*
  * The head get_kprobe() returns stands for every probe at its address.
  * The helpers below run the handlers of all of them; they are inline
  * because they are the whole cost of a hit besides the trap.
@@ -163,14 +178,23 @@ static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
 							 struct pt_regs *regs)
 {
 	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
-	struct kprobe_pre_chain *chain = rcu_dereference_raw(site->pre);
+	struct kprobe_chain *chain = rcu_dereference_raw(site->chain);
+	struct kprobe_hit_record *hit = this_cpu_ptr(&kprobe_hit_record);
+	unsigned long enabled = 0;
 	bool redirected = false;
-	struct kprobe **pp, *probe;
+	struct kprobe *probe;
+	unsigned int i;
 
+	hit->chain = chain;
 	if (!chain)
 		return false;
-	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
+	for (i = 0; (probe = READ_ONCE(chain->probes[i])); i++) {
 		if (kprobe_disabled(probe))
+			continue;
+		/* Beyond the mask, the post phase looks at the flag again. */
+		if (i < BITS_PER_LONG)
+			enabled |= BIT(i);
+		if (!probe->pre_handler)
 			continue;
 		__this_cpu_write(kprobe_in_handler, probe);
 		if (probe->pre_handler(probe, regs)) {
@@ -178,6 +202,7 @@ static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
 			break;
 		}
 	}
+	hit->enabled = enabled;
 	__this_cpu_write(kprobe_in_handler, NULL);
 	return redirected;
 }
@@ -197,9 +222,13 @@ bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs);
 static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 						    struct pt_regs *regs)
 {
+	bool enabled;
+
 	if (kprobe_aggr(p))
 		return kprobe_site_pre_handlers(p, regs);
-	if (kprobe_disabled(p) || !p->pre_handler)
+	enabled = !kprobe_disabled(p);
+	__this_cpu_write(kprobe_hit_record.enabled, enabled);
+	if (!enabled || !p->pre_handler)
 		return false;
 	/*
 	 * A lone probe is its own head: kprobe_run_fault_handler() finds it
@@ -216,16 +245,22 @@ static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
 						     struct pt_regs *regs)
 {
+	struct kprobe_hit_record *hit = this_cpu_ptr(&kprobe_hit_record);
 	struct kprobe *probe;
+	unsigned int i;
 
+	/* The probes the pre phase of this hit found enabled, no others. */
 	if (!kprobe_aggr(p)) {
 		/* As in kprobe_run_pre_handlers(): no kprobe_in_handler. */
-		if (!kprobe_disabled(p))
+		if (hit->enabled)
 			p->post_handler(p, regs, 0);
 		return;
 	}
-	list_for_each_entry_rcu(probe, &p->list, list) {
-		if (kprobe_disabled(probe) || !probe->post_handler)
+	for (i = 0; hit->chain && (probe = READ_ONCE(hit->chain->probes[i])); i++) {
+		if (i < BITS_PER_LONG ? !(hit->enabled & BIT(i)) :
+					kprobe_disabled(probe))
+			continue;
+		if (!probe->post_handler)
 			continue;
 		__this_cpu_write(kprobe_in_handler, probe);
 		probe->post_handler(probe, regs, 0);
@@ -288,10 +323,10 @@ static __always_inline void kprobe_hit_end_kcb(struct kprobe *p,
 		kcb->kprobe_status = KPROBE_HIT_SSDONE;
 		if (site)
 			kprobe_run_post_handlers(p, regs);
-		else
+		else if (__this_cpu_read(kprobe_hit_record.enabled))
 			/*
-			 * The hit began with the probe enabled: it ends with
-			 * it too, even if it was disabled meanwhile.  As in
+			 * Only when the hit began with the probe enabled, and
+			 * then even if it was disabled meanwhile.  As in
 			 * kprobe_run_pre_handlers(), no kprobe_in_handler.
 			 */
 			post(p, regs, 0);

@@ -229,12 +229,12 @@ static int hold_until_chain_replaced(struct kprobe *kp, struct pt_regs *regs)
 
 	if (current != READ_ONCE(holder) || !head || !kprobe_aggr(head))
 		return 0;
-	chain = rcu_access_pointer(to_site(head)->pre);
+	chain = rcu_access_pointer(to_site(head)->chain);
 	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
 	WRITE_ONCE(holding, true);
-	while (rcu_access_pointer(to_site(head)->pre) == chain && !past(deadline))
+	while (rcu_access_pointer(to_site(head)->chain) == chain && !past(deadline))
 		cpu_relax();
-	WRITE_ONCE(chain_replaced, rcu_access_pointer(to_site(head)->pre) != chain);
+	WRITE_ONCE(chain_replaced, rcu_access_pointer(to_site(head)->chain) != chain);
 	/* Let the other CPU run on to where it waits for this hit. */
 	mdelay(20);
 	return 0;
@@ -305,6 +305,95 @@ static void krc_kretprobe_leaves_shared_site(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, call_target(4), krc_target_expected(4));
 	KUNIT_EXPECT_EQ(test, ret_value_seen, krc_target_expected(4));
 	unregister_kretprobe(&krp);
+}
+
+/*
+ * A hit's post_handlers go with its pre_handlers.  The other CPU is held
+ * inside one probe's pre_handler at a site, past a disabled probe, while
+ * this CPU enables that probe and registers a third, both with a
+ * post_handler: neither ran a pre_handler for that hit, so neither may
+ * see its post phase (kprobetorture found post_handler runs with no
+ * pre_handler run before them).
+ */
+static bool held_released;
+static atomic_t late_pre, late_post;
+
+static int hold_until_released(struct kprobe *kp, struct pt_regs *regs)
+{
+	u64 deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+
+	if (current != READ_ONCE(holder))
+		return 0;
+	WRITE_ONCE(holding, true);
+	while (!READ_ONCE(held_released) && !past(deadline))
+		cpu_relax();
+	return 0;
+}
+
+static int count_late_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(holder))
+		atomic_inc(&late_pre);
+	return 0;
+}
+
+static void count_late_post(struct kprobe *kp, struct pt_regs *regs,
+			    unsigned long flags)
+{
+	if (current == READ_ONCE(holder))
+		atomic_inc(&late_post);
+}
+
+static void krc_post_only_after_own_pre(struct kunit *test)
+{
+	struct kprobe *enabled = test_probe(test, &(struct kprobe) {
+		.symbol_name = "krc_target", .flags = KPROBE_FLAG_DISABLED,
+		.pre_handler = count_late_pre, .post_handler = count_late_post });
+	struct kprobe *first = test_probe(test, &(struct kprobe) {
+		.symbol_name = "krc_target",
+		.pre_handler = hold_until_released });
+	struct kprobe *added = test_probe(test, &(struct kprobe) {
+		.symbol_name = "krc_target",
+		.pre_handler = count_late_pre, .post_handler = count_late_post });
+	struct task_struct *task;
+	bool held;
+
+	holding = false;
+	held_released = false;
+	held_call_done = false;
+	atomic_set(&late_pre, 0);
+	atomic_set(&late_post, 0);
+	WRITE_ONCE(holder, NULL);
+	/* In this order on the site: the held hit is past @enabled. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(enabled), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
+	KUNIT_ASSERT_TRUE(test, kprobe_aggr(get_kprobe(first->addr)));
+
+	task = run_elsewhere(test, call_target_once, NULL);
+	held = wait_for_flag(&holding);
+	/* Both join the hit between its pre and its post phase. */
+	KUNIT_EXPECT_EQ(test, enable_kprobe(enabled), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(added), 0);
+	held = held && !READ_ONCE(held_call_done);
+	WRITE_ONCE(held_released, true);
+	KUNIT_EXPECT_TRUE(test, wait_for_flag(&held_call_done));
+	kthread_stop(task);
+	put_task_struct(task);
+	WRITE_ONCE(holder, NULL);
+
+	KUNIT_EXPECT_TRUE(test, held);
+	KUNIT_EXPECT_EQ(test, held_result, krc_target_expected(3));
+	KUNIT_EXPECT_EQ(test, atomic_read(&late_pre), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&late_post), 0);
+	/* From the next hit on, both are in. */
+	WRITE_ONCE(holder, current);
+	KUNIT_EXPECT_EQ(test, call_target(4), krc_target_expected(4));
+	KUNIT_EXPECT_EQ(test, atomic_read(&late_pre), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&late_post), 2);
+	WRITE_ONCE(holder, NULL);
+	unregister_kprobe(added);
+	unregister_kprobe(enabled);
+	unregister_kprobe(first);
 }
 
 /*
@@ -705,6 +794,7 @@ static void krc_probe_inside_region_under_hits(struct kunit *test)
 
 static struct kunit_case kprobes_race_cases[] = {
 	KUNIT_CASE(krc_kretprobe_leaves_shared_site),
+	KUNIT_CASE(krc_post_only_after_own_pre),
 	KUNIT_CASE(krc_slot_outlives_stepping_hit),
 	KUNIT_CASE(krc_unregister_under_irqs_off_hits),
 	KUNIT_CASE(krc_post_handler_joins_optimized_site),

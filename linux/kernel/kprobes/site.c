@@ -5,7 +5,7 @@
  *
  * A site is made from the lone probe that was there first and takes its
  * place in the table; it keeps its users in registration order on its
- * list and, for the hit path, the ones with a pre_handler in an array
+ * list and, for the hit path, the ones with a handler in an array
  * that is replaced, never edited, so that a hit walks it without a lock.
  * Changes run under probes_mutex; what a hit might still be reading is
  * freed only after kprobe_wait_out_hits().
@@ -20,6 +20,8 @@
 static struct kmem_cache *site_cache;
 
 /* --- on a hit --- */
+
+DEFINE_PER_CPU(struct kprobe_hit_record, kprobe_hit_record);
 
 bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs)
 {
@@ -83,24 +85,24 @@ void kprobe_site_discard(struct kprobe_site *site)
 	kmem_cache_free(site_cache, site);
 }
 
-static struct kprobe_pre_chain *pre_chain(struct kprobe_site *site)
+static struct kprobe_chain *handler_chain(struct kprobe_site *site)
 {
-	return rcu_dereference_protected(site->pre,
+	return rcu_dereference_protected(site->chain,
 					 lockdep_is_held(&probes_mutex));
 }
 
 /* Stands in for a probe dropped from a chain when there was no memory. */
-static struct kprobe pre_chain_gap = { .flags = KPROBE_FLAG_DISABLED };
+static struct kprobe chain_gap = { .flags = KPROBE_FLAG_DISABLED };
 
 /*
- * @site's chain of pre_handlers with @add appended and @drop (and any
+ * @site's chain of probes with handlers with @add appended and @drop (and any
  * gap) left out; NULL without memory, ZERO_SIZE_PTR when it is empty.
  */
-static struct kprobe_pre_chain *chain_with(struct kprobe_site *site,
+static struct kprobe_chain *chain_with(struct kprobe_site *site,
 					   struct kprobe *add,
 					   struct kprobe *drop)
 {
-	struct kprobe_pre_chain *old = pre_chain(site), *new;
+	struct kprobe_chain *old = handler_chain(site), *new;
 	unsigned int i, n = 0, nr = 0;
 
 	while (old && old->probes[nr])
@@ -110,7 +112,7 @@ static struct kprobe_pre_chain *chain_with(struct kprobe_site *site,
 	if (!new)
 		return NULL;
 	for (i = 0; i < nr; i++)
-		if (old->probes[i] != drop && old->probes[i] != &pre_chain_gap)
+		if (old->probes[i] != drop && old->probes[i] != &chain_gap)
 			new->probes[n++] = old->probes[i];
 	if (add)
 		new->probes[n++] = add;
@@ -123,25 +125,25 @@ static struct kprobe_pre_chain *chain_with(struct kprobe_site *site,
 }
 
 static void publish_chain(struct kprobe_site *site,
-			  struct kprobe_pre_chain *new)
+			  struct kprobe_chain *new)
 {
-	struct kprobe_pre_chain *old = pre_chain(site);
+	struct kprobe_chain *old = handler_chain(site);
 
-	rcu_assign_pointer(site->pre, ZERO_OR_NULL_PTR(new) ? NULL : new);
+	rcu_assign_pointer(site->chain, ZERO_OR_NULL_PTR(new) ? NULL : new);
 	if (old)
 		kfree_rcu(old, rcu);
 }
 
 /*
- * @probe joins @site: on its list, and on the chain of pre_handlers a hit
+ * @probe joins @site: on its list, and on the chain of handlers a hit
  * walks when it has one.  Both keep registration order.  A lone probe
  * leaves the list of lone probes for it.
  */
 int kprobe_site_link(struct kprobe_site *site, struct kprobe *probe)
 {
-	struct kprobe_pre_chain *chain = NULL;
+	struct kprobe_chain *chain = NULL;
 
-	if (probe->pre_handler) {
+	if (probe->pre_handler || probe->post_handler) {
 		chain = chain_with(site, probe, NULL);
 		if (!chain)
 			return -ENOMEM;
@@ -159,11 +161,11 @@ int kprobe_site_link(struct kprobe_site *site, struct kprobe *probe)
 /* Hits may still see @probe until a grace period has passed. */
 void kprobe_site_unlink(struct kprobe_site *site, struct kprobe *probe)
 {
-	struct kprobe_pre_chain *chain, *old = pre_chain(site);
+	struct kprobe_chain *chain, *old = handler_chain(site);
 	unsigned int i;
 
 	list_del_rcu(&probe->list);
-	if (!probe->pre_handler || !old)
+	if ((!probe->pre_handler && !probe->post_handler) || !old)
 		return;
 	chain = chain_with(site, NULL, probe);
 	if (chain) {
@@ -173,7 +175,7 @@ void kprobe_site_unlink(struct kprobe_site *site, struct kprobe *probe)
 	/* No memory for a new chain: a gap in the old one does as well. */
 	for (i = 0; old->probes[i]; i++)
 		if (old->probes[i] == probe)
-			WRITE_ONCE(old->probes[i], &pre_chain_gap);
+			WRITE_ONCE(old->probes[i], &chain_gap);
 }
 
 /**
@@ -291,7 +293,7 @@ void kprobe_site_free(struct kprobe_site *site)
 {
 	kprobe_opt_release(site);
 	/* Nobody can reach the chain any more. */
-	kfree(rcu_dereference_protected(site->pre, 1));
+	kfree(rcu_dereference_protected(site->chain, 1));
 	kmem_cache_free(site_cache, site);
 }
 
