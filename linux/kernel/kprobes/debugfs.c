@@ -10,6 +10,7 @@
 #include <linux/seq_file.h>
 #include <linux/kallsyms.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -186,13 +187,18 @@ static ssize_t enabled_read(struct file *file, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, count, ppos, buf, 2);
 }
 
-static ssize_t enabled_write(struct file *file, const char __user *ubuf,
-			     size_t count, loff_t *ppos)
+/* An iterator, so that kernel_write() works too (kprobetorture flips it). */
+static ssize_t enabled_write(struct kiocb *iocb, struct iov_iter *from)
 {
+	size_t count = iov_iter_count(from);
+	char buf[8] = {};
 	bool on;
 	int ret;
 
-	ret = kstrtobool_from_user(ubuf, count, &on);
+	if (copy_from_iter(buf, min(count, sizeof(buf) - 1), from) !=
+	    min(count, sizeof(buf) - 1))
+		return -EFAULT;
+	ret = kstrtobool(buf, &on);
 	if (ret)
 		return ret;
 	ret = set_global_arming(on);
@@ -201,7 +207,7 @@ static ssize_t enabled_write(struct file *file, const char __user *ubuf,
 
 static const struct file_operations enabled_fops = {
 	.read = enabled_read,
-	.write = enabled_write,
+	.write_iter = enabled_write,
 	.llseek = default_llseek,
 };
 
@@ -210,7 +216,11 @@ static int __init kprobes_debugfs_init(void)
 	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
 
 	debugfs_create_file("list", 0400, dir, NULL, &list_fops);
-	debugfs_create_file("enabled", 0600, dir, NULL, &enabled_fops);
+	/*
+	 * Never removed, so the debugfs proxy (which does not pass
+	 * write_iter through) is not needed.
+	 */
+	debugfs_create_file_unsafe("enabled", 0600, dir, NULL, &enabled_fops);
 	debugfs_create_file("blacklist", 0400, dir, NULL, &blacklist_fops);
 	return 0;
 }
