@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kprobetorture: kprobes hammered the way production uses them.
+ *
+ * Caller threads call a few probed functions in a loop and check every
+ * result.  Churner threads, meanwhile, register and unregister probes on
+ * them (one at a time and in batches), disable and enable them, flip the
+ * global kprobes/enabled knob and debug.kprobes-optimization.  Each
+ * function has five probe slots: two at its entry (a site of two probes;
+ * on x86 an ftrace site), one in its body without a post_handler
+ * (boosted, and optimized when the sysctl allows), one in its body with
+ * a post_handler, and a kretprobe.  A slot's probe comes and goes, so
+ * its site turns from lone probe to several probes and back.
+ *
+ * Every registration is audited when it ends, from counters alone:
+ *  - lost: a call that began after the probe was armed and ended before
+ *    it was disarmed must have been counted.  Per armed interval that is
+ *    at least (calls finished at its end) - (calls begun at its start).
+ *  - invented: no more hits than calls that overlapped the registration:
+ *    (calls begun after unregistration) - (calls finished before
+ *    registration).
+ *  - late: no handler may run once unregistration has returned.
+ *  - post: every pre_handler run of the post slot is followed by one
+ *    post_handler run.
+ *  - wrong: every call returns its right value.
+ * The verdict line "kprobetorture: verdict PASS|FAIL ..." is for the
+ * harness (tools/testing/selftests/kprobes/torture.sh).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/torture.h>
+
+static int duration = 30;
+module_param(duration, int, 0444);
+MODULE_PARM_DESC(duration, "Seconds to run before the verdict (0: until rmmod)");
+static int callers_per_cpu = 1;
+module_param(callers_per_cpu, int, 0444);
+MODULE_PARM_DESC(callers_per_cpu, "Threads per CPU calling the probed functions");
+static int churners = 2;
+module_param(churners, int, 0444);
+MODULE_PARM_DESC(churners, "Threads changing the probes");
+static int flip_knobs = 1;
+module_param(flip_knobs, int, 0444);
+MODULE_PARM_DESC(flip_knobs, "Also flip kprobes/enabled and kprobes-optimization");
+static int verbose;
+module_param(verbose, int, 0444);
+MODULE_PARM_DESC(verbose, "Log every churn action");
+
+#define ENABLED_KNOB	"/sys/kernel/debug/kprobes/enabled"
+#define OPT_KNOB	"/proc/sys/debug/kprobes-optimization"
+
+/* --- the probed functions --- */
+
+static int kpt_sink;
+
+#define KPT_FN(name, expr)						\
+static noinline int name(int x)						\
+{									\
+	int v = READ_ONCE(kpt_sink);					\
+									\
+	WRITE_ONCE(kpt_sink, v + x);					\
+	return (expr);							\
+}									\
+static int name##_expected(int x)					\
+{									\
+	return (expr);							\
+}
+
+KPT_FN(kpt_fn0, x * 3 + 1)
+KPT_FN(kpt_fn1, x * 5 - 2)
+KPT_FN(kpt_fn2, x ^ 0x5a5a)
+KPT_FN(kpt_fn3, x + 17)
+
+struct kpt_target {
+	int (*fn)(int x);
+	int (*expected)(int x);
+	const char *name;
+	kprobe_opcode_t *entry, *body;
+	/* Calls begun and calls finished. */
+	atomic_long_t begun, finished;
+};
+
+#define TARGET(n) { kpt_fn##n, kpt_fn##n##_expected, "kpt_fn" #n }
+static struct kpt_target targets[] = { TARGET(0), TARGET(1), TARGET(2), TARGET(3) };
+#define NR_TARGETS	ARRAY_SIZE(targets)
+
+/* --- probe slots --- */
+
+enum kpt_kind { KPT_ENTRY, KPT_ENTRY_TWIN, KPT_BODY, KPT_BODY_POST, KPT_RET,
+		NR_KINDS };
+enum kpt_state { KPT_OFF, KPT_ON, KPT_DISABLED };
+
+struct kpt_slot {
+	struct mutex lock;		/* held across each change */
+	struct kpt_target *t;
+	enum kpt_kind kind;
+	enum kpt_state state;
+	struct kprobe kp;
+	struct kretprobe rp;
+	/* The registration being audited. */
+	bool armed;			/* in an interval the lower bound covers */
+	bool dead;			/* unregistration has returned */
+	long interval_begun;		/* begun calls when the interval opened */
+	long lower;			/* calls the probe must have seen so far */
+	long finished_before;		/* finished calls before registering */
+	atomic_long_t hits, posts;
+};
+
+#define NR_SLOTS	(NR_TARGETS * NR_KINDS)
+static struct kpt_slot slots[NR_SLOTS];
+
+/*
+ * Held for reading by every slot change, for writing while the global
+ * knob is off: no interval can be open while probes are not armed.
+ */
+static DECLARE_RWSEM(world_lock);
+static bool world_armed = true;
+
+static atomic_long_t n_calls, n_wrong, n_late, n_lost, n_invented, n_post;
+static atomic_long_t n_reg, n_unreg, n_batch, n_toggle, n_world, n_opt;
+static atomic_long_t n_errors, n_optimized, n_ftrace;
+
+static struct task_struct **caller_tasks, **churner_tasks, *supervisor_task;
+static int nr_callers;
+static atomic_t churners_active, callers_active;
+static bool stop_churn, stop_calls;
+static int opt_saved = -1;
+
+static int pre_count(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpt_slot *s = container_of(kp, struct kpt_slot, kp);
+
+	if (READ_ONCE(s->dead))
+		atomic_long_inc(&n_late);
+	atomic_long_inc(&s->hits);
+	return 0;
+}
+NOKPROBE_SYMBOL(pre_count);
+
+static void post_count(struct kprobe *kp, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	struct kpt_slot *s = container_of(kp, struct kpt_slot, kp);
+
+	if (READ_ONCE(s->dead))
+		atomic_long_inc(&n_late);
+	atomic_long_inc(&s->posts);
+}
+NOKPROBE_SYMBOL(post_count);
+
+static int ret_count(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct kpt_slot *s = container_of(rp, struct kpt_slot, rp);
+
+	if (READ_ONCE(s->dead))
+		atomic_long_inc(&n_late);
+	atomic_long_inc(&s->hits);
+	return 0;
+}
+NOKPROBE_SYMBOL(ret_count);
+
+static struct kprobe *slot_kprobe(struct kpt_slot *s)
+{
+	return s->kind == KPT_RET ? &s->rp.kp : &s->kp;
+}
+
+/* Start auditing a new registration of @s. */
+static void slot_prepare(struct kpt_slot *s)
+{
+	struct kpt_target *t = s->t;
+
+	memset(&s->kp, 0, sizeof(s->kp));
+	memset(&s->rp, 0, sizeof(s->rp));
+	switch (s->kind) {
+	case KPT_ENTRY:
+	case KPT_ENTRY_TWIN:
+		s->kp.addr = t->entry;
+		s->kp.pre_handler = pre_count;
+		break;
+	case KPT_BODY:
+		s->kp.addr = t->body;
+		s->kp.pre_handler = pre_count;
+		break;
+	case KPT_BODY_POST:
+		s->kp.addr = t->body;
+		s->kp.pre_handler = pre_count;
+		s->kp.post_handler = post_count;
+		break;
+	case KPT_RET:
+		s->rp.kp.addr = (kprobe_opcode_t *)t->fn;
+		s->rp.handler = ret_count;
+		s->rp.maxactive = 4 * num_possible_cpus() * callers_per_cpu;
+		break;
+	default:
+		break;
+	}
+	atomic_long_set(&s->hits, 0);
+	atomic_long_set(&s->posts, 0);
+	s->lower = 0;
+	s->armed = false;
+	WRITE_ONCE(s->dead, false);
+	s->finished_before = atomic_long_read(&t->finished);
+}
+
+static void interval_open(struct kpt_slot *s)
+{
+	if (world_armed && s->state == KPT_ON) {
+		s->interval_begun = atomic_long_read(&s->t->begun);
+		s->armed = true;
+	}
+}
+
+static void interval_close(struct kpt_slot *s)
+{
+	long done;
+
+	if (!s->armed)
+		return;
+	done = atomic_long_read(&s->t->finished) - s->interval_begun;
+	if (done > 0)
+		s->lower += done;
+	s->armed = false;
+}
+
+/* The registration of @s is over (unregistration returned): audit it. */
+static void slot_audit(struct kpt_slot *s)
+{
+	struct kprobe *kp = slot_kprobe(s);
+	long hits, missed, most;
+
+	WRITE_ONCE(s->dead, true);
+	most = atomic_long_read(&s->t->begun) - s->finished_before;
+	hits = atomic_long_read(&s->hits);
+	missed = kp->nmissed + (s->kind == KPT_RET ? s->rp.nmissed : 0);
+	if (hits + missed < s->lower) {
+		atomic_long_add(s->lower - hits - missed, &n_lost);
+		pr_err("%s slot %d: %ld hits (%ld missed), at least %ld calls ran under it\n",
+		       s->t->name, s->kind, hits, missed, s->lower);
+	}
+	if (hits > most) {
+		atomic_long_add(hits - most, &n_invented);
+		pr_err("%s slot %d: %ld hits, at most %ld calls overlapped it\n",
+		       s->t->name, s->kind, hits, most);
+	}
+	if (s->kind == KPT_BODY_POST &&
+	    atomic_long_read(&s->posts) != hits) {
+		atomic_long_inc(&n_post);
+		pr_err("%s: %ld pre_handler runs, %ld post_handler runs\n",
+		       s->t->name, hits, atomic_long_read(&s->posts));
+	}
+	s->state = KPT_OFF;
+	atomic_long_inc(&n_unreg);
+}
+
+/* Record what the probe became while it lived. */
+static void slot_observe(struct kpt_slot *s)
+{
+	struct kprobe *kp = slot_kprobe(s);
+
+	if (kp->flags & KPROBE_FLAG_OPTIMIZED)
+		atomic_long_inc(&n_optimized);
+	if (kp->flags & KPROBE_FLAG_FTRACE)
+		atomic_long_inc(&n_ftrace);
+}
+
+static void slot_registered(struct kpt_slot *s)
+{
+	s->state = KPT_ON;
+	atomic_long_inc(&n_reg);
+	interval_open(s);
+}
+
+static int slot_register(struct kpt_slot *s)
+{
+	int ret;
+
+	slot_prepare(s);
+	if (s->kind == KPT_RET)
+		ret = register_kretprobe(&s->rp);
+	else
+		ret = register_kprobe(&s->kp);
+	if (ret) {
+		atomic_long_inc(&n_errors);
+		pr_err("%s slot %d: registration failed: %d\n", s->t->name,
+		       s->kind, ret);
+		return ret;
+	}
+	slot_registered(s);
+	return 0;
+}
+
+static void slot_unregister(struct kpt_slot *s)
+{
+	interval_close(s);
+	slot_observe(s);
+	if (s->kind == KPT_RET)
+		unregister_kretprobe(&s->rp);
+	else
+		unregister_kprobe(&s->kp);
+	slot_audit(s);
+}
+
+static void slot_toggle(struct kpt_slot *s)
+{
+	int ret;
+
+	if (s->state == KPT_ON) {
+		interval_close(s);
+		ret = disable_kprobe(slot_kprobe(s));
+		s->state = KPT_DISABLED;
+	} else {
+		ret = enable_kprobe(slot_kprobe(s));
+		s->state = KPT_ON;
+		interval_open(s);
+	}
+	if (ret) {
+		atomic_long_inc(&n_errors);
+		pr_err("%s slot %d: enable/disable failed: %d\n", s->t->name,
+		       s->kind, ret);
+	}
+	atomic_long_inc(&n_toggle);
+}
+
+/* --- the churn --- */
+
+#define BATCH_MAX	4
+
+/* Register or unregister up to BATCH_MAX kprobe slots as one batch. */
+static void churn_batch(struct torture_random_state *rnd, bool add)
+{
+	struct kpt_slot *picked[BATCH_MAX];
+	struct kprobe *kps[BATCH_MAX];
+	int n = 0, tries, i, ret;
+
+	for (tries = 0; tries < 4 * BATCH_MAX && n < BATCH_MAX; tries++) {
+		struct kpt_slot *s = &slots[torture_random(rnd) % NR_SLOTS];
+
+		if (s->kind == KPT_RET || !mutex_trylock(&s->lock))
+			continue;
+		for (i = 0; i < n && picked[i] != s; i++)
+			;
+		if (i < n || (add ? s->state != KPT_OFF : s->state == KPT_OFF)) {
+			if (i == n)
+				mutex_unlock(&s->lock);
+			continue;
+		}
+		picked[n++] = s;
+	}
+	if (!n)
+		return;
+	for (i = 0; i < n; i++) {
+		if (add)
+			slot_prepare(picked[i]);
+		else
+			interval_close(picked[i]);
+		kps[i] = &picked[i]->kp;
+	}
+	if (add) {
+		ret = register_kprobes(kps, n);
+		if (ret) {
+			atomic_long_inc(&n_errors);
+			pr_err("batch of %d: registration failed: %d\n", n, ret);
+		}
+		for (i = 0; !ret && i < n; i++)
+			slot_registered(picked[i]);
+	} else {
+		for (i = 0; i < n; i++)
+			slot_observe(picked[i]);
+		unregister_kprobes(kps, n);
+		for (i = 0; i < n; i++)
+			slot_audit(picked[i]);
+	}
+	for (i = 0; i < n; i++)
+		mutex_unlock(&picked[i]->lock);
+	atomic_long_inc(&n_batch);
+}
+
+static void churn_one(struct torture_random_state *rnd)
+{
+	struct kpt_slot *s = &slots[torture_random(rnd) % NR_SLOTS];
+
+	mutex_lock(&s->lock);
+	if (s->state == KPT_OFF)
+		slot_register(s);
+	else if (torture_random(rnd) % 3 == 0)
+		slot_toggle(s);
+	else
+		slot_unregister(s);
+	mutex_unlock(&s->lock);
+}
+
+static int write_knob(const char *path, const char *val)
+{
+	struct file *f = filp_open(path, O_WRONLY, 0);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, val, strlen(val), &pos);
+	filp_close(f, NULL);
+	return n < 0 ? n : 0;
+}
+
+/* 1 or 0 for a knob holding "1" or anything else, or a negative errno. */
+static int read_knob(const char *path)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	char buf[4] = {};
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	return n > 0 && buf[0] == '1';
+}
+
+/*
+ * Turn every probe off with the global knob for a moment.  No slot may
+ * change meanwhile, and every open interval closes first: the probes do
+ * not fire while the knob is off.
+ */
+static void churn_world(struct torture_random_state *rnd)
+{
+	int i;
+
+	down_write(&world_lock);
+	for (i = 0; i < NR_SLOTS; i++)
+		interval_close(&slots[i]);
+	if (write_knob(ENABLED_KNOB, "0")) {
+		/* No debugfs: the knob cannot be flipped, nothing changed. */
+		for (i = 0; i < NR_SLOTS; i++)
+			interval_open(&slots[i]);
+		up_write(&world_lock);
+		return;
+	}
+	world_armed = false;
+	up_write(&world_lock);
+
+	torture_hrtimeout_us(500, 1000000, rnd);
+
+	down_write(&world_lock);
+	if (write_knob(ENABLED_KNOB, "1")) {
+		atomic_long_inc(&n_errors);
+		pr_err("cannot turn kprobes/enabled back on\n");
+	}
+	world_armed = true;
+	for (i = 0; i < NR_SLOTS; i++)
+		interval_open(&slots[i]);
+	up_write(&world_lock);
+	atomic_long_inc(&n_world);
+}
+
+static void churn_optimization(struct torture_random_state *rnd)
+{
+	if (opt_saved < 0)
+		return;
+	if (!write_knob(OPT_KNOB, torture_random(rnd) % 2 ? "1" : "0"))
+		atomic_long_inc(&n_opt);
+}
+
+static int churner(void *arg)
+{
+	struct torture_random_state rnd;
+	unsigned long r;
+
+	torture_random_init(&rnd);
+	/* Differ from the other churners: torture_random seeds by CPU. */
+	rnd.trs_state += (unsigned long)arg * 7919;
+	atomic_inc(&churners_active);
+	while (!READ_ONCE(stop_churn) && !torture_must_stop()) {
+		r = torture_random(&rnd) % 100;
+		if (flip_knobs && r < 2) {
+			churn_world(&rnd);
+		} else if (flip_knobs && r < 5) {
+			churn_optimization(&rnd);
+		} else {
+			down_read(&world_lock);
+			if (r < 20)
+				churn_batch(&rnd, r % 2);
+			else
+				churn_one(&rnd);
+			up_read(&world_lock);
+		}
+		if (verbose)
+			pr_info("churner %lu: action %lu\n", (unsigned long)arg, r);
+		torture_hrtimeout_us(100, 400000, &rnd);
+	}
+	atomic_dec(&churners_active);
+	torture_kthread_stopping("kpt_churner");
+	return 0;
+}
+
+/* --- the callers --- */
+
+static int caller(void *arg)
+{
+	struct torture_random_state rnd;
+	unsigned long i = 0;
+	int x, r;
+
+	torture_random_init(&rnd);
+	atomic_inc(&callers_active);
+	while (!READ_ONCE(stop_calls) && !torture_must_stop()) {
+		struct kpt_target *t = &targets[torture_random(&rnd) % NR_TARGETS];
+		int (*fn)(int x) = t->fn;
+
+		OPTIMIZER_HIDE_VAR(fn);
+		x = torture_random(&rnd) & 0xffff;
+		atomic_long_inc(&t->begun);
+		r = fn(x);
+		atomic_long_inc(&t->finished);
+		if (r != t->expected(x))
+			atomic_long_inc(&n_wrong);
+		atomic_long_inc(&n_calls);
+		if (!(++i % 64))
+			cond_resched();
+	}
+	atomic_dec(&callers_active);
+	torture_kthread_stopping("kpt_caller");
+	return 0;
+}
+
+/* --- setup, verdict, teardown --- */
+
+static void wait_inactive(atomic_t *active)
+{
+	while (atomic_read(active))
+		schedule_timeout_uninterruptible(1);
+}
+
+static void verdict(void)
+{
+	long bad = atomic_long_read(&n_wrong) + atomic_long_read(&n_late) +
+		   atomic_long_read(&n_lost) + atomic_long_read(&n_invented) +
+		   atomic_long_read(&n_post) + atomic_long_read(&n_errors);
+
+	pr_info("calls %ld registrations %ld unregistrations %ld batches %ld toggles %ld knob-flips %ld opt-flips %ld optimized %ld ftrace %ld\n",
+		atomic_long_read(&n_calls), atomic_long_read(&n_reg),
+		atomic_long_read(&n_unreg), atomic_long_read(&n_batch),
+		atomic_long_read(&n_toggle), atomic_long_read(&n_world),
+		atomic_long_read(&n_opt), atomic_long_read(&n_optimized),
+		atomic_long_read(&n_ftrace));
+	pr_info("verdict %s lost %ld invented %ld late %ld post %ld wrong %ld errors %ld\n",
+		bad ? "FAIL" : "PASS", atomic_long_read(&n_lost),
+		atomic_long_read(&n_invented), atomic_long_read(&n_late),
+		atomic_long_read(&n_post), atomic_long_read(&n_wrong),
+		atomic_long_read(&n_errors));
+}
+
+/* Ends the run after @duration: churn stops, every probe goes, then calls. */
+static int supervisor(void *arg)
+{
+	unsigned long end = jiffies + duration * HZ;
+	int i;
+
+	while (!torture_must_stop() && (!duration || time_before(jiffies, end)))
+		schedule_timeout_interruptible(HZ / 10);
+	WRITE_ONCE(stop_churn, true);
+	wait_inactive(&churners_active);
+	if (opt_saved >= 0)
+		write_knob(OPT_KNOB, opt_saved ? "1" : "0");
+	/* Probes leave while the callers still run through them. */
+	down_read(&world_lock);
+	for (i = 0; i < NR_SLOTS; i++) {
+		mutex_lock(&slots[i].lock);
+		if (slots[i].state != KPT_OFF)
+			slot_unregister(&slots[i]);
+		mutex_unlock(&slots[i].lock);
+	}
+	up_read(&world_lock);
+	WRITE_ONCE(stop_calls, true);
+	wait_inactive(&callers_active);
+	verdict();
+	torture_kthread_stopping("kpt_supervisor");
+	return 0;
+}
+
+/* Where each function's entry and body probes go. */
+static int find_addresses(struct kpt_target *t)
+{
+	struct kprobe kp = { .addr = (kprobe_opcode_t *)t->fn };
+	unsigned long off;
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret)
+		return ret;
+	t->entry = kp.addr;	/* past a landing pad where there is one */
+	unregister_kprobe(&kp);
+	for (off = 1; off < 64; off++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = t->entry + off;
+		if (register_kprobe(&kp))
+			continue;
+		unregister_kprobe(&kp);
+		t->body = t->entry + off;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void kprobetorture_cleanup(void)
+{
+	int i;
+
+	if (torture_cleanup_begin())
+		return;
+	torture_stop_kthread(kpt_supervisor, supervisor_task);
+	for (i = 0; churner_tasks && i < churners; i++)
+		torture_stop_kthread(kpt_churner, churner_tasks[i]);
+	for (i = 0; caller_tasks && i < nr_callers; i++)
+		torture_stop_kthread(kpt_caller, caller_tasks[i]);
+	kfree(churner_tasks);
+	kfree(caller_tasks);
+	/* The supervisor took every probe out unless it never started. */
+	for (i = 0; i < NR_SLOTS; i++)
+		if (slots[i].state != KPT_OFF)
+			slot_unregister(&slots[i]);
+	torture_cleanup_end();
+}
+
+static int __init kprobetorture_init(void)
+{
+	int i, ret;
+
+	if (!torture_init_begin("kprobetorture", verbose))
+		return -EBUSY;
+	for (i = 0; i < NR_TARGETS; i++) {
+		ret = find_addresses(&targets[i]);
+		if (ret) {
+			pr_err("%s: no probe addresses: %d\n", targets[i].name, ret);
+			goto fail;
+		}
+	}
+	for (i = 0; i < NR_SLOTS; i++) {
+		mutex_init(&slots[i].lock);
+		slots[i].t = &targets[i / NR_KINDS];
+		slots[i].kind = i % NR_KINDS;
+	}
+	/* Put back at the end; -1 when there is no such knob. */
+	opt_saved = read_knob(OPT_KNOB);
+
+	nr_callers = max(1, callers_per_cpu) * num_online_cpus();
+	caller_tasks = kcalloc(nr_callers, sizeof(*caller_tasks), GFP_KERNEL);
+	churner_tasks = kcalloc(max(1, churners), sizeof(*churner_tasks),
+				GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!caller_tasks || !churner_tasks)
+		goto fail;
+	for (i = 0; i < nr_callers; i++) {
+		ret = torture_create_kthread(caller, NULL, caller_tasks[i]);
+		if (ret)
+			goto fail;
+	}
+	for (i = 0; i < churners; i++) {
+		ret = torture_create_kthread(churner, (void *)(unsigned long)i,
+					     churner_tasks[i]);
+		if (ret)
+			goto fail;
+	}
+	ret = torture_create_kthread(supervisor, NULL, supervisor_task);
+	if (ret)
+		goto fail;
+	pr_info("%d callers, %d churners, %d s\n", nr_callers, churners, duration);
+	torture_init_end();
+	return 0;
+fail:
+	torture_init_end();
+	kprobetorture_cleanup();
+	return ret;
+}
+
+static void __exit kprobetorture_exit(void)
+{
+	kprobetorture_cleanup();
+}
+
+module_init(kprobetorture_init);
+module_exit(kprobetorture_exit);
+MODULE_DESCRIPTION("kprobes torture test");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A short kprobetorture run (CONFIG_KPROBES_TORTURE_TEST): probes on a
+# few functions come and go, one by one and in batches, are disabled and
+# enabled, and the global knobs flip, while threads on every CPU call the
+# functions.  The module's verdict line says whether any hit was lost or
+# invented, any handler ran after unregistration, or any call returned a
+# wrong value.  KPROBETORTURE_DURATION sets the seconds (default 20).
+. "$(dirname "$0")/probe_lib.sh"
+need_probe_fs
+D=${KPROBETORTURE_DURATION:-20}
+[ -n "$(find /lib/modules/"$(uname -r)" -name 'kprobetorture.ko*' 2>/dev/null)" ] ||
+	ksft_skip "no kprobetorture module in this kernel"
+rmmod kprobetorture 2>/dev/null
+seen=$(dmesg | grep -c 'kprobetorture: verdict')
+modprobe kprobetorture duration="$D" || ksft_fail "cannot load kprobetorture"
+waited=0
+while [ "$(dmesg | grep -c 'kprobetorture: verdict')" = "$seen" ]; do
+	[ $waited -lt $((D + 60)) ] || {
+		rmmod kprobetorture
+		ksft_fail "no verdict after $waited s"
+	}
+	sleep 1
+	waited=$((waited + 1))
+done
+rmmod kprobetorture || ksft_fail "cannot unload kprobetorture"
+stats=$(dmesg | grep 'kprobetorture: calls' | tail -n 1 | sed 's/.*kprobetorture: //')
+verdict=$(dmesg | grep 'kprobetorture: verdict' | tail -n 1 | sed 's/.*kprobetorture: //')
+echo "# $stats"
+case "$verdict" in
+"verdict PASS"*) ksft_pass "$D s: $verdict" ;;
+*)
+	dmesg | grep 'kprobetorture:' | tail -n 5 | sed 's/^/# /'
+	ksft_fail "$verdict"
+	;;
+esac
