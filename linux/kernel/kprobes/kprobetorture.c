@@ -63,34 +63,56 @@ MODULE_PARM_DESC(verbose, "Log every churn action");
 
 static int kpt_sink;
 
-#define KPT_FN(name, expr)						\
-static noinline int name(int x)						\
-{									\
-	int v = READ_ONCE(kpt_sink);					\
-									\
-	WRITE_ONCE(kpt_sink, v + x);					\
-	return (expr);							\
-}									\
-static int name##_expected(int x)					\
-{									\
-	return (expr);							\
+/* Each computes its own function of @x, touching memory on the way. */
+static noinline int kpt_fn0(int x)
+{
+	WRITE_ONCE(kpt_sink, READ_ONCE(kpt_sink) + x);
+	return x * 3 + 1;
 }
 
-KPT_FN(kpt_fn0, x * 3 + 1)
-KPT_FN(kpt_fn1, x * 5 - 2)
-KPT_FN(kpt_fn2, x ^ 0x5a5a)
-KPT_FN(kpt_fn3, x + 17)
+static noinline int kpt_fn1(int x)
+{
+	WRITE_ONCE(kpt_sink, READ_ONCE(kpt_sink) ^ x);
+	return x * 5 - 2;
+}
+
+static noinline int kpt_fn2(int x)
+{
+	WRITE_ONCE(kpt_sink, READ_ONCE(kpt_sink) - x);
+	return x ^ 0x5a5a;
+}
+
+static noinline int kpt_fn3(int x)
+{
+	WRITE_ONCE(kpt_sink, READ_ONCE(kpt_sink) | x);
+	return x + 17;
+}
+
+/* What kpt_fn<n>(@x) must return, computed apart from it. */
+static int kpt_expected(int n, int x)
+{
+	switch (n) {
+	case 0:
+		return x * 3 + 1;
+	case 1:
+		return x * 5 - 2;
+	case 2:
+		return x ^ 0x5a5a;
+	default:
+		return x + 17;
+	}
+}
 
 struct kpt_target {
 	int (*fn)(int x);
-	int (*expected)(int x);
+	int nr;
 	const char *name;
 	kprobe_opcode_t *entry, *body;
 	/* Calls begun and calls finished. */
 	atomic_long_t begun, finished;
 };
 
-#define TARGET(n) { kpt_fn##n, kpt_fn##n##_expected, "kpt_fn" #n }
+#define TARGET(n) { kpt_fn##n, n, "kpt_fn" #n }
 static struct kpt_target targets[] = { TARGET(0), TARGET(1), TARGET(2), TARGET(3) };
 #define NR_TARGETS	ARRAY_SIZE(targets)
 
@@ -496,7 +518,7 @@ static int churner(void *arg)
 			up_read(&world_lock);
 		}
 		if (verbose)
-			pr_info("churner %lu: action %lu\n", (unsigned long)arg, r);
+			pr_info("churn thread %lu: action %lu\n", (unsigned long)arg, r);
 		torture_hrtimeout_us(100, 400000, &rnd);
 	}
 	atomic_dec(&churners_active);
@@ -523,7 +545,7 @@ static int caller(void *arg)
 		atomic_long_inc(&t->begun);
 		r = fn(x);
 		atomic_long_inc(&t->finished);
-		if (r != t->expected(x))
+		if (r != kpt_expected(t->nr, x))
 			atomic_long_inc(&n_wrong);
 		atomic_long_inc(&n_calls);
 		if (!(++i % 64))
@@ -542,7 +564,7 @@ static void wait_inactive(atomic_t *active)
 		schedule_timeout_uninterruptible(1);
 }
 
-static void verdict(void)
+static void print_verdict(void)
 {
 	long bad = atomic_long_read(&n_wrong) + atomic_long_read(&n_late) +
 		   atomic_long_read(&n_lost) + atomic_long_read(&n_invented) +
@@ -584,7 +606,7 @@ static int supervisor(void *arg)
 	up_read(&world_lock);
 	WRITE_ONCE(stop_calls, true);
 	wait_inactive(&callers_active);
-	verdict();
+	print_verdict();
 	torture_kthread_stopping("kpt_supervisor");
 	return 0;
 }

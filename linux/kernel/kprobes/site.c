@@ -99,8 +99,8 @@ static struct kprobe chain_gap = { .flags = KPROBE_FLAG_DISABLED };
  * gap) left out; NULL without memory, ZERO_SIZE_PTR when it is empty.
  */
 static struct kprobe_chain *chain_with(struct kprobe_site *site,
-					   struct kprobe *add,
-					   struct kprobe *drop)
+				       struct kprobe *add,
+				       struct kprobe *drop)
 {
 	struct kprobe_chain *old = handler_chain(site), *new;
 	unsigned int i, n = 0, nr = 0;

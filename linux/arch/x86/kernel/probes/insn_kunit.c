@@ -328,8 +328,10 @@ static void flow_targets(struct kunit *test)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		unsigned long want = cases[i].target ? at + cases[i].target : 0;
+		unsigned long want = 0;
 
+		if (cases[i].target)
+			want = at + cases[i].target;
 		KUNIT_ASSERT_EQ_MSG(test, x86_probe_flow(cases[i].bytes, 8, at, &flow),
 				    0, "%s", cases[i].what);
 		KUNIT_EXPECT_EQ_MSG(test, flow.len, cases[i].len, "%s", cases[i].what);

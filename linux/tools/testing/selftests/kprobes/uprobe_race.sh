@@ -28,7 +28,8 @@ finish() {
 fail() { finish; ksft_fail "$*"; }
 param() { cat "$PARAMS/$1"; }
 expect() { [ "$(param "$1")" = "$2" ] || fail "$1 is $(param "$1"), not $2 ($3)"; }
-warnings() { dmesg | grep -c -E "refcount_t|use-after-free|WARNING:"; }
+PATTERN='refcount_t|use-after-free|WARNING:'
+warnings() { dmesg | grep -c -E "$PATTERN"; }
 
 read -r WORK DEAD <&4 || fail "no addresses from $PROG"
 before=$(warnings)
@@ -52,6 +53,7 @@ read -r REPLY <&4 || fail "the target did not answer"
 [ "$REPLY" = 12 ] || fail "later calls returned $REPLY, not 12"
 expect hits 1 "the probe is gone"
 after=$(warnings)
-[ "$after" = "$before" ] || fail "the kernel warned: $(dmesg | grep -E 'refcount_t|use-after-free|WARNING:' | tail -3)"
+[ "$after" = "$before" ] ||
+	fail "the kernel warned: $(dmesg | grep -E "$PATTERN" | tail -n 3)"
 finish
 ksft_pass "a hit held across the probe's last reference finished cleanly"

@@ -64,6 +64,7 @@ static struct uprobe_consumer consumer = {
 	.handler = hold_handler,
 	.ret_handler = count_return,
 };
+
 static struct uprobe *probe;
 
 /* The file and offset that @vaddr maps in process @pid. */
