@@ -38,7 +38,7 @@
  * records its head) turns the site into a struct kprobe_site: its
  * embedded kprobe becomes the head, the users' probes hang off @kp.list
  * in registration order, and @chain lists, in the same order, those that
- * have a handler: that array is all a hit walks.  A site, once made,
+ * are enabled and have a handler: that array is all a hit walks.  A site, once made,
  * stays one until it is emptied.
  *
  * Ports treat every head alike; only the core reads these fields.
@@ -51,7 +51,10 @@ struct kprobe_chain {
 
 struct kprobe_site {
 	struct kprobe kp;
-	/* The probes here with a handler, or NULL when there is none. */
+	/*
+	 * The enabled probes here with a handler, or NULL when there is
+	 * none.  Replaced, never edited (but for a gap, see site.c).
+	 */
 	struct kprobe_chain __rcu *chain;
 	/* Users at this address that are neither disabled nor gone. */
 	unsigned int nr_enabled;
@@ -147,19 +150,14 @@ static __always_inline struct kprobe *kprobe_lookup(const void *addr)
 DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 
 /*
- * Which probes the pre phase of this CPU's hit found enabled: for a site,
- * the chain it walked and a bit per probe on it; for a lone probe, bit 0.
- * The post phase of the same hit runs the post_handlers of exactly those,
- * so a probe enabled or added between the two phases never gets a
- * post_handler call without the pre_handler call before it.  A site's
- * chain is still there at the post phase: it is freed only after a grace
- * period, and a hit that has a post phase runs with interrupts off.
+ * The chain the pre phase of this CPU's hit on a site walked.  Its post
+ * phase walks the same one, so a hit calls the post_handlers of exactly
+ * the probes it called into before, whatever was enabled, disabled or
+ * added meanwhile.  The chain is still there at the post phase: it is
+ * freed only after a grace period, and a hit that has a post phase runs
+ * with interrupts off.
  */
-struct kprobe_hit_record {
-	struct kprobe_chain *chain;
-	unsigned long enabled;	/* bit i: chain->probes[i], or the lone probe */
-};
-DECLARE_PER_CPU(struct kprobe_hit_record, kprobe_hit_record);
+DECLARE_PER_CPU(struct kprobe_chain *, kprobe_hit_chain);
 
 /*
  * The head get_kprobe() returns stands for every probe at its address.
@@ -179,21 +177,13 @@ static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
 {
 	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
 	struct kprobe_chain *chain = rcu_dereference_raw(site->chain);
-	struct kprobe_hit_record *hit = this_cpu_ptr(&kprobe_hit_record);
-	unsigned long enabled = 0;
 	bool redirected = false;
-	struct kprobe *probe;
-	unsigned int i;
+	struct kprobe **pp, *probe;
 
-	hit->chain = chain;
+	__this_cpu_write(kprobe_hit_chain, chain);
 	if (!chain)
 		return false;
-	for (i = 0; (probe = READ_ONCE(chain->probes[i])); i++) {
-		if (kprobe_disabled(probe))
-			continue;
-		/* Beyond the mask, the post phase looks at the flag again. */
-		if (i < BITS_PER_LONG)
-			enabled |= BIT(i);
+	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
 		if (!probe->pre_handler)
 			continue;
 		__this_cpu_write(kprobe_in_handler, probe);
@@ -202,7 +192,6 @@ static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
 			break;
 		}
 	}
-	hit->enabled = enabled;
 	__this_cpu_write(kprobe_in_handler, NULL);
 	return redirected;
 }
@@ -222,13 +211,13 @@ bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs);
 static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 						    struct pt_regs *regs)
 {
-	bool enabled;
-
 	if (kprobe_aggr(p))
 		return kprobe_site_pre_handlers(p, regs);
-	enabled = !kprobe_disabled(p);
-	__this_cpu_write(kprobe_hit_record.enabled, enabled);
-	if (!enabled || !p->pre_handler)
+	/*
+	 * A lone probe is disarmed before disable_kprobe() returns; a hit
+	 * that trapped on it before runs its handlers as it would have.
+	 */
+	if (!p->pre_handler)
 		return false;
 	/*
 	 * A lone probe is its own head: kprobe_run_fault_handler() finds it
@@ -245,21 +234,19 @@ static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
 						     struct pt_regs *regs)
 {
-	struct kprobe_hit_record *hit = this_cpu_ptr(&kprobe_hit_record);
-	struct kprobe *probe;
-	unsigned int i;
+	struct kprobe_chain *chain;
+	struct kprobe **pp, *probe;
 
-	/* The probes the pre phase of this hit found enabled, no others. */
 	if (!kprobe_aggr(p)) {
 		/* As in kprobe_run_pre_handlers(): no kprobe_in_handler. */
-		if (hit->enabled)
-			p->post_handler(p, regs, 0);
+		p->post_handler(p, regs, 0);
 		return;
 	}
-	for (i = 0; hit->chain && (probe = READ_ONCE(hit->chain->probes[i])); i++) {
-		if (i < BITS_PER_LONG ? !(hit->enabled & BIT(i)) :
-					kprobe_disabled(probe))
-			continue;
+	/* Empty when a probe with a post_handler came after the pre phase. */
+	chain = __this_cpu_read(kprobe_hit_chain);
+	if (!chain)
+		return;
+	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
 		if (!probe->post_handler)
 			continue;
 		__this_cpu_write(kprobe_in_handler, probe);
@@ -323,12 +310,8 @@ static __always_inline void kprobe_hit_end_kcb(struct kprobe *p,
 		kcb->kprobe_status = KPROBE_HIT_SSDONE;
 		if (site)
 			kprobe_run_post_handlers(p, regs);
-		else if (__this_cpu_read(kprobe_hit_record.enabled))
-			/*
-			 * Only when the hit began with the probe enabled, and
-			 * then even if it was disabled meanwhile.  As in
-			 * kprobe_run_pre_handlers(), no kprobe_in_handler.
-			 */
+		else
+			/* As kprobe_run_pre_handlers(): no kprobe_in_handler. */
 			post(p, regs, 0);
 	}
 	reset_current_kprobe();

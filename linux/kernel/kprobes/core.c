@@ -754,14 +754,29 @@ void unregister_kprobes(struct kprobe **kps, int num)
 EXPORT_SYMBOL_GPL(unregister_kprobes);
 
 /* Flip @probe's own switch and its site's count of enabled probes. */
-static void flip_probe(struct kprobe *head, struct kprobe *probe, bool enable)
+static void set_disabled_flag(struct kprobe *probe, bool enable)
 {
 	if (enable)
 		probe->flags &= ~KPROBE_FLAG_DISABLED;
 	else
 		probe->flags |= KPROBE_FLAG_DISABLED;
-	if (kprobe_aggr(head))
-		to_site(head)->nr_enabled += enable ? 1 : -1;
+}
+
+/* Return: 0, or -ENOMEM (enabling only) with nothing changed. */
+static int flip_probe(struct kprobe *head, struct kprobe *probe, bool enable)
+{
+	int ret;
+
+	set_disabled_flag(probe, enable);
+	if (!kprobe_aggr(head))
+		return 0;
+	ret = kprobe_site_flipped(to_site(head), probe);
+	if (ret) {
+		set_disabled_flag(probe, !enable);
+		return ret;
+	}
+	to_site(head)->nr_enabled += enable ? 1 : -1;
+	return 0;
 }
 
 static int set_probe_enabled(struct kprobe *probe, bool enable)
@@ -777,7 +792,9 @@ static int set_probe_enabled(struct kprobe *probe, bool enable)
 		return enable ? -EINVAL : 0;
 	if (enable == !kprobe_disabled(probe))
 		return 0;
-	flip_probe(head, probe, enable);
+	ret = flip_probe(head, probe, enable);
+	if (ret)
+		return ret;
 	ret = kprobe_site_sync_arming(head);
 	if (ret && enable) {
 		flip_probe(head, probe, false);
@@ -802,8 +819,10 @@ EXPORT_SYMBOL_GPL(disable_kprobe);
  * enable_kprobe() - re-enable a disabled probe
  * @kp: the probe
  *
- * Return: 0, -EINVAL when @kp is not registered or its text is gone, or
- * the error that kept it from being armed (then it stays disabled).
+ * Return: 0, -EINVAL when @kp is not registered or its text is gone,
+ * -ENOMEM when it shares its address with others and the chain of
+ * handlers hits walk could not be rebuilt, or the error that kept it
+ * from being armed (in each case it stays disabled).
  */
 int enable_kprobe(struct kprobe *kp)
 {

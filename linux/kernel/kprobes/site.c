@@ -21,7 +21,7 @@ static struct kmem_cache *site_cache;
 
 /* --- on a hit --- */
 
-DEFINE_PER_CPU(struct kprobe_hit_record, kprobe_hit_record);
+DEFINE_PER_CPU(struct kprobe_chain *, kprobe_hit_chain);
 
 bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs)
 {
@@ -91,68 +91,78 @@ static struct kprobe_chain *handler_chain(struct kprobe_site *site)
 					 lockdep_is_held(&probes_mutex));
 }
 
-/* Stands in for a probe dropped from a chain when there was no memory. */
+/* Stands in for a probe taken off a chain when there was no memory. */
 static struct kprobe chain_gap = { .flags = KPROBE_FLAG_DISABLED };
 
-/*
- * @site's chain of probes with handlers with @add appended and @drop (and any
- * gap) left out; NULL without memory, ZERO_SIZE_PTR when it is empty.
- */
-static struct kprobe_chain *chain_with(struct kprobe_site *site,
-				       struct kprobe *add,
-				       struct kprobe *drop)
+/* Does a hit at the site call into @probe? */
+static bool chain_wants(struct kprobe *probe)
 {
-	struct kprobe_chain *old = handler_chain(site), *new;
-	unsigned int i, n = 0, nr = 0;
+	return !kprobe_disabled(probe) && !kprobe_gone(probe) &&
+	       (probe->pre_handler || probe->post_handler);
+}
 
-	while (old && old->probes[nr])
-		nr++;
-	/* Room for @add and the terminating NULL. */
-	new = kmalloc(struct_size(new, probes, nr + 2), GFP_KERNEL);
-	if (!new)
-		return NULL;
-	for (i = 0; i < nr; i++)
-		if (old->probes[i] != drop && old->probes[i] != &chain_gap)
-			new->probes[n++] = old->probes[i];
-	if (add)
-		new->probes[n++] = add;
+/* Room for a chain of @site's listed probes and one more; NULL without memory. */
+static struct kprobe_chain *chain_alloc(struct kprobe_site *site)
+{
+	struct kprobe_chain *chain;
+	struct kprobe *probe;
+	unsigned int n = 2;	/* the one more and the terminating NULL */
+
+	list_for_each_entry(probe, &site->kp.list, list)
+		n++;
+	return kmalloc(struct_size(chain, probes, n), GFP_KERNEL);
+}
+
+/*
+ * Fill @new from the list as it is now, in list (registration) order,
+ * and make it the site's chain; hits that took the old one keep it
+ * until a grace period has passed.
+ */
+static void chain_publish(struct kprobe_site *site, struct kprobe_chain *new)
+{
+	struct kprobe_chain *old = handler_chain(site);
+	struct kprobe *probe;
+	unsigned int n = 0;
+
+	list_for_each_entry(probe, &site->kp.list, list)
+		if (chain_wants(probe))
+			new->probes[n++] = probe;
 	new->probes[n] = NULL;
 	if (!n) {
 		kfree(new);
-		return ZERO_SIZE_PTR;
+		new = NULL;
 	}
-	return new;
-}
-
-static void publish_chain(struct kprobe_site *site,
-			  struct kprobe_chain *new)
-{
-	struct kprobe_chain *old = handler_chain(site);
-
-	rcu_assign_pointer(site->chain, ZERO_OR_NULL_PTR(new) ? NULL : new);
+	rcu_assign_pointer(site->chain, new);
 	if (old)
 		kfree_rcu(old, rcu);
 }
 
+/* No memory for a new chain: a gap in the old one takes @probe off it. */
+static void chain_gap_out(struct kprobe_site *site, struct kprobe *probe)
+{
+	struct kprobe_chain *old = handler_chain(site);
+	unsigned int i;
+
+	for (i = 0; old && old->probes[i]; i++)
+		if (old->probes[i] == probe)
+			WRITE_ONCE(old->probes[i], &chain_gap);
+}
+
 /*
- * @probe joins @site: on its list, and on the chain of handlers a hit
- * walks when it has one.  Both keep registration order.  A lone probe
- * leaves the list of lone probes for it.
+ * @probe joins @site: on its list and, when it is enabled and has a
+ * handler, on the chain a hit walks.  Both keep registration order.  A
+ * lone probe leaves the list of lone probes for it.
  */
 int kprobe_site_link(struct kprobe_site *site, struct kprobe *probe)
 {
-	struct kprobe_chain *chain = NULL;
+	struct kprobe_chain *chain = chain_alloc(site);
 
-	if (probe->pre_handler || probe->post_handler) {
-		chain = chain_with(site, probe, NULL);
-		if (!chain)
-			return -ENOMEM;
-	}
+	if (!chain)
+		return -ENOMEM;
 	list_del_init(&probe->list);
 	/* Handlers must see a fully set up probe before it can be hit. */
 	list_add_tail_rcu(&probe->list, &site->kp.list);
-	if (chain)
-		publish_chain(site, chain);
+	chain_publish(site, chain);
 	if (!kprobe_disabled(probe))
 		site->nr_enabled++;
 	return 0;
@@ -161,21 +171,39 @@ int kprobe_site_link(struct kprobe_site *site, struct kprobe *probe)
 /* Hits may still see @probe until a grace period has passed. */
 void kprobe_site_unlink(struct kprobe_site *site, struct kprobe *probe)
 {
-	struct kprobe_chain *chain, *old = handler_chain(site);
-	unsigned int i;
+	struct kprobe_chain *chain;
 
 	list_del_rcu(&probe->list);
-	if ((!probe->pre_handler && !probe->post_handler) || !old)
-		return;
-	chain = chain_with(site, NULL, probe);
+	chain = chain_alloc(site);
+	if (chain)
+		chain_publish(site, chain);
+	else
+		chain_gap_out(site, probe);
+}
+
+/**
+ * kprobe_site_flipped() - @probe at @site was just enabled or disabled
+ * @site: the site
+ * @probe: one of its probes, its flag already changed
+ *
+ * Hits that began before keep the chain they took, so each calls the
+ * post_handlers of the probes whose pre_handlers it called, no others.
+ *
+ * Return: 0, or -ENOMEM when an enabled probe could not be put on the
+ * chain (a disabled one is always taken off).
+ */
+int kprobe_site_flipped(struct kprobe_site *site, struct kprobe *probe)
+{
+	struct kprobe_chain *chain = chain_alloc(site);
+
 	if (chain) {
-		publish_chain(site, chain);
-		return;
+		chain_publish(site, chain);
+		return 0;
 	}
-	/* No memory for a new chain: a gap in the old one does as well. */
-	for (i = 0; old->probes[i]; i++)
-		if (old->probes[i] == probe)
-			WRITE_ONCE(old->probes[i], &chain_gap);
+	if (!kprobe_disabled(probe))
+		return -ENOMEM;
+	chain_gap_out(site, probe);
+	return 0;
 }
 
 /**
