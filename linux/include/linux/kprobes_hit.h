@@ -172,15 +172,17 @@ DECLARE_PER_CPU(struct kprobe_chain *, kprobe_hit_chain);
  *
  * Return: as kprobe_run_pre_handlers().
  */
-static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
-							 struct pt_regs *regs)
+static __always_inline bool __kprobe_run_site_pre_handlers(struct kprobe *p,
+							   struct pt_regs *regs,
+							   const bool post_phase)
 {
 	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
 	struct kprobe_chain *chain = rcu_dereference_raw(site->chain);
 	bool redirected = false;
 	struct kprobe **pp, *probe;
 
-	__this_cpu_write(kprobe_hit_chain, chain);
+	if (post_phase)
+		__this_cpu_write(kprobe_hit_chain, chain);
 	if (!chain)
 		return false;
 	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
@@ -194,6 +196,12 @@ static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
 	}
 	__this_cpu_write(kprobe_in_handler, NULL);
 	return redirected;
+}
+
+static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
+							 struct pt_regs *regs)
+{
+	return __kprobe_run_site_pre_handlers(p, regs, true);
 }
 
 /* The same, out of line: keeps the lone-probe path of callers short. */
@@ -276,17 +284,18 @@ static __always_inline bool kprobe_hit_begin(struct kprobe *p,
 }
 
 /*
- * kprobe_hit_begin() for a head known to be a site's (a detour always
- * names one), with the site's pre_handlers walked inline: the
- * jump-optimized path is the cheapest hit there is, and one more call
- * would show in it.
+ * kprobe_hit_begin() for a port's detour, whose head is always a site's
+ * and whose hits have no post phase, with the site's pre_handlers walked
+ * inline: the jump-optimized path is the cheapest hit there is, and one
+ * more call would show in it.
  */
 static __always_inline bool kprobe_site_hit_begin(struct kprobe *p,
 						  struct pt_regs *regs)
 {
 	__this_cpu_write(current_kprobe, p);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-	return kprobe_run_site_pre_handlers(p, regs);
+	/* A detour hit has no post phase: nothing to remember for it. */
+	return __kprobe_run_site_pre_handlers(p, regs, false);
 }
 
 /**

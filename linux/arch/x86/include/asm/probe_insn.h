@@ -53,11 +53,13 @@ struct x86_probe_insn {
 };
 
 /*
- * Memory of the probed context, for what emulation reads and writes
- * (pushes, pops, indirect targets).  Each returns false on a fault.
+ * Memory of the probed context, for what emulation reads and writes:
+ * @read for an indirect branch's target, @read_stack for pops and
+ * returns, @write for pushes.  Each returns false on a fault.
  */
 struct x86_probe_mem {
 	bool (*read)(unsigned long *val, unsigned long addr);
+	bool (*read_stack)(unsigned long *val, unsigned long addr);
 	bool (*write)(unsigned long addr, unsigned long val);
 };
 
@@ -94,7 +96,6 @@ int x86_probe_classify(const u8 *bytes, size_t avail, enum x86_probe_ctx ctx,
 bool x86_probe_emulate(const struct x86_probe_insn *pi, const u8 *bytes,
 		       unsigned long addr, struct pt_regs *regs,
 		       const struct x86_probe_mem *mem);
-unsigned long *x86_probe_reg(struct pt_regs *regs, unsigned int nr);
 int x86_probe_relocate(const u8 *bytes, unsigned int len, unsigned long from,
 		       unsigned long to, u8 *out);
 int x86_probe_flow(const u8 *bytes, size_t avail, unsigned long addr,

@@ -19,6 +19,7 @@
 #include <linux/kallsyms.h>
 #include <linux/perf_event.h>
 #include <asm/ibt.h>
+#include <asm/probe_emulate.h>
 #include <asm/set_memory.h>
 #include <asm/sections.h>
 #include <asm/text-patching.h>
@@ -112,6 +113,17 @@ int arch_populate_kprobe_blacklist(void)
 /* --- replaying the probed instruction --- */
 
 /*
+ * Kernel memory as a hit sees it, known here at compile time so the
+ * emulation below is inlined with no indirect call: the stack directly,
+ * an indirect branch's target through the checked read.
+ */
+static const struct x86_probe_mem hit_mem = {
+	.read = x86_probe_kernel_read,
+	.read_stack = x86_probe_kernel_stack_read,
+	.write = x86_probe_kernel_stack_write,
+};
+
+/*
  * Carry out an emulated instruction on @regs, through the instruction
  * layer uprobes use as well.  Returns false when it could not (an
  * unreadable indirect target), in which case nothing changed.
@@ -122,8 +134,8 @@ static bool emulate(struct kprobe *probe, struct pt_regs *regs)
 
 	/* Operands are computed with ip at the instruction itself. */
 	regs->ip = at;
-	return x86_probe_emulate(&probe->ainsn.pi, probe->ainsn.bytes, at, regs,
-				 &x86_probe_kernel_mem);
+	return __x86_probe_emulate(&probe->ainsn.pi, probe->ainsn.bytes, at,
+				   regs, &hit_mem);
 }
 NOKPROBE_SYMBOL(emulate);
 

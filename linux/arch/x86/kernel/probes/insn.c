@@ -20,6 +20,7 @@
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
 #include <asm/probe_insn.h>
+#include <asm/probe_emulate.h>
 #include <asm/ptrace.h>
 #include <asm/text-patching.h>
 
@@ -220,54 +221,20 @@ int x86_probe_classify(const u8 *bytes, size_t avail, enum x86_probe_ctx ctx,
 	return 0;
 }
 
-/* The pt_regs word of each general register, by its encoding number. */
-static const u8 reg_word[16] = {
-	offsetof(struct pt_regs, ax) / 8, offsetof(struct pt_regs, cx) / 8,
-	offsetof(struct pt_regs, dx) / 8, offsetof(struct pt_regs, bx) / 8,
-	offsetof(struct pt_regs, sp) / 8, offsetof(struct pt_regs, bp) / 8,
-	offsetof(struct pt_regs, si) / 8, offsetof(struct pt_regs, di) / 8,
-	offsetof(struct pt_regs, r8) / 8, offsetof(struct pt_regs, r9) / 8,
-	offsetof(struct pt_regs, r10) / 8, offsetof(struct pt_regs, r11) / 8,
-	offsetof(struct pt_regs, r12) / 8, offsetof(struct pt_regs, r13) / 8,
-	offsetof(struct pt_regs, r14) / 8, offsetof(struct pt_regs, r15) / 8,
-};
 
 /**
- * x86_probe_reg() - a general register in @regs by its encoding number
- * @regs: the registers
- * @nr: 0 (rax) to 15 (r15)
+ * x86_probe_indirect_target() - an indirect branch's target, read the way
+ *	the CPU would
+ * @bytes: the instruction
+ * @regs: the registers, ip at the instruction
+ * @mem: how to read the context's memory
+ * @target: the target
  *
- * Return: a pointer to its pt_regs word.
+ * Return: false when it cannot be read.
  */
-unsigned long *x86_probe_reg(struct pt_regs *regs, unsigned int nr)
-{
-	return (unsigned long *)regs + reg_word[nr & 15];
-}
-NOKPROBE_SYMBOL(x86_probe_reg);
-
-static bool loop_taken(const struct x86_probe_insn *pi, struct pt_regs *regs)
-{
-	unsigned long mask = pi->asize == 4 ? 0xffffffffUL : ~0UL;
-	unsigned long count;
-
-	if (pi->cond == 0xe3)		/* jrcxz/jecxz: no decrement */
-		return !(regs->cx & mask);
-	count = (regs->cx - 1) & mask;
-	regs->cx = (regs->cx & ~mask) | count;
-	if (!count)
-		return false;
-	if (pi->cond == 0xe1)		/* loope */
-		return regs->flags & X86_EFLAGS_ZF;
-	if (pi->cond == 0xe0)		/* loopne */
-		return !(regs->flags & X86_EFLAGS_ZF);
-	return true;
-}
-NOKPROBE_SYMBOL(loop_taken);
-
-/* An indirect branch's target, read the way the CPU would. */
-static bool indirect_target(const u8 *bytes, struct pt_regs *regs,
-			    const struct x86_probe_mem *mem,
-			    unsigned long *target)
+bool x86_probe_indirect_target(const u8 *bytes, struct pt_regs *regs,
+			       const struct x86_probe_mem *mem,
+			       unsigned long *target)
 {
 	void __user *ea;
 	struct insn insn;
@@ -288,17 +255,7 @@ static bool indirect_target(const u8 *bytes, struct pt_regs *regs,
 		return false;
 	return mem->read(target, (unsigned long)ea);
 }
-NOKPROBE_SYMBOL(indirect_target);
-
-static bool push(struct pt_regs *regs, const struct x86_probe_mem *mem,
-		 unsigned long val)
-{
-	if (!mem->write(regs->sp - sizeof(long), val))
-		return false;
-	regs->sp -= sizeof(long);
-	return true;
-}
-NOKPROBE_SYMBOL(push);
+NOKPROBE_SYMBOL(x86_probe_indirect_target);
 
 /**
  * x86_probe_emulate() - carry out @pi on @regs as if it ran at @addr
@@ -308,6 +265,8 @@ NOKPROBE_SYMBOL(push);
  * @regs: the registers, ip at @addr; on success, the state after it
  * @mem: how to reach the context's memory
  *
+ * The out-of-line form of __x86_probe_emulate() (<asm/probe_emulate.h>).
+ *
  * Return: true when done; false, @regs unchanged, when @pi->op is not
  * carried out at the hit or memory could not be reached.
  */
@@ -315,68 +274,7 @@ bool x86_probe_emulate(const struct x86_probe_insn *pi, const u8 *bytes,
 		       unsigned long addr, struct pt_regs *regs,
 		       const struct x86_probe_mem *mem)
 {
-	unsigned long next = addr + pi->len, val;
-
-	switch (pi->op) {
-	case X86_PROBE_NOP:
-		break;
-	case X86_PROBE_JMP:
-		next += pi->rel;
-		break;
-	case X86_PROBE_CALL:
-		if (!push(regs, mem, next))
-			return false;
-		next += pi->rel;
-		break;
-	case X86_PROBE_JCC:
-		int3_emulate_jcc(regs, pi->cond, next, pi->rel);
-		return true;
-	case X86_PROBE_LOOP:
-		if (loop_taken(pi, regs))
-			next += pi->rel;
-		break;
-	case X86_PROBE_RET:
-		if (!mem->read(&val, regs->sp))
-			return false;
-		regs->sp += sizeof(long) + pi->rel;
-		next = val;
-		break;
-	case X86_PROBE_JMP_IND:
-	case X86_PROBE_CALL_IND:
-		if (!indirect_target(bytes, regs, mem, &val))
-			return false;
-		if (pi->op == X86_PROBE_CALL_IND && !push(regs, mem, next))
-			return false;
-		next = val;
-		break;
-	case X86_PROBE_PUSH:
-		if (!push(regs, mem, *x86_probe_reg(regs, pi->cond)))
-			return false;
-		break;
-	case X86_PROBE_POP:
-		if (!mem->read(&val, regs->sp))
-			return false;
-		/* sp first: pop %rsp loads the popped value. */
-		regs->sp += sizeof(long);
-		*x86_probe_reg(regs, pi->cond) = val;
-		break;
-	case X86_PROBE_MOV:
-		val = *x86_probe_reg(regs, pi->cond >> 4);
-		if (pi->asize == 4)
-			val = (u32)val;
-		*x86_probe_reg(regs, pi->cond) = val;
-		break;
-	case X86_PROBE_CLI:
-		regs->flags &= ~X86_EFLAGS_IF;
-		break;
-	case X86_PROBE_STI:
-		regs->flags |= X86_EFLAGS_IF;
-		break;
-	default:
-		return false;
-	}
-	regs->ip = next;
-	return true;
+	return __x86_probe_emulate(pi, bytes, addr, regs, mem);
 }
 NOKPROBE_SYMBOL(x86_probe_emulate);
 
@@ -542,18 +440,25 @@ static bool user_write(unsigned long addr, unsigned long val)
 /* The current task's user memory, from process context. */
 const struct x86_probe_mem x86_probe_user_mem = {
 	.read = user_read,
+	.read_stack = user_read,
 	.write = user_write,
 };
 
-/*
- * Kernel memory, from a breakpoint handler.  Both run inline, no call
- * out: a probe on a helper used here would be hit again from inside its
- * own emulation.  Pops and returns read the stack and indirect branches
- * their target; a bad address faults into the exception table instead
- * of oopsing.  User and non-canonical addresses are refused up front:
- * the first would take the user fault path, the second a #GP.
+/**
+ * x86_probe_kernel_read() - read a word of kernel memory that may fault
+ * @val: the word
+ * @addr: where
+ *
+ * For what emulation reads that is not the stack (an indirect branch's
+ * target in memory), from a breakpoint handler: inline, no call out (a
+ * probe on a helper used here would be hit again from inside its own
+ * emulation); a bad address faults into the exception table instead of
+ * oopsing.  User and non-canonical addresses are refused up front: the
+ * first would take the user fault path, the second a #GP.
+ *
+ * Return: false when it cannot be read.
  */
-static bool kernel_mem_read(unsigned long *val, unsigned long addr)
+bool x86_probe_kernel_read(unsigned long *val, unsigned long addr)
 {
 	if (addr < TASK_SIZE_MAX ||
 	    !__is_canonical_address(addr, boot_cpu_data.x86_virt_bits))
@@ -563,20 +468,11 @@ static bool kernel_mem_read(unsigned long *val, unsigned long addr)
 fault:
 	return false;
 }
-NOKPROBE_SYMBOL(kernel_mem_read);
+NOKPROBE_SYMBOL(x86_probe_kernel_read);
 
-/*
- * Only pushes write, just below the stack pointer; the kernel's int3
- * entry leaves a gap there for them.
- */
-static bool kernel_mem_write(unsigned long addr, unsigned long val)
-{
-	*(unsigned long *)addr = val;
-	return true;
-}
-NOKPROBE_SYMBOL(kernel_mem_write);
-
+/* Kernel memory, from a breakpoint handler (kprobes inline these). */
 const struct x86_probe_mem x86_probe_kernel_mem = {
-	.read = kernel_mem_read,
-	.write = kernel_mem_write,
+	.read = x86_probe_kernel_read,
+	.read_stack = x86_probe_kernel_stack_read,
+	.write = x86_probe_kernel_stack_write,
 };

@@ -193,6 +193,7 @@ static bool fake_write(unsigned long addr, unsigned long val)
 
 static const struct x86_probe_mem fake_mem = {
 	.read = fake_read,
+	.read_stack = fake_read,
 	.write = fake_write,
 };
 

@@ -22,6 +22,7 @@
 #include <linux/unaligned.h>
 #include <linux/uprobes.h>
 #include <linux/uprobes_arch.h>
+#include <asm/probe_emulate.h>
 #include <asm/shstk.h>
 #include <asm/traps.h>
 

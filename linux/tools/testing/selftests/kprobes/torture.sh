@@ -5,15 +5,19 @@
 # enabled, and the global knobs flip, while threads on every CPU call the
 # functions.  The module's verdict line says whether any hit was lost or
 # invented, any handler ran after unregistration, or any call returned a
-# wrong value.  KPROBETORTURE_DURATION sets the seconds (default 20).
+# wrong value.  KPROBETORTURE_DURATION sets the seconds (default 20);
+# KPROBETORTURE_CHECK_POST=1 also fails on a pre_handler run that was not
+# followed by its post_handler run (torture_post.sh).
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs
 D=${KPROBETORTURE_DURATION:-20}
+CHECK_POST=${KPROBETORTURE_CHECK_POST:-0}
 [ -n "$(find /lib/modules/"$(uname -r)" -name 'kprobetorture.ko*' 2>/dev/null)" ] ||
 	ksft_skip "no kprobetorture module in this kernel"
 rmmod kprobetorture 2>/dev/null
 seen=$(dmesg | grep -c 'kprobetorture: verdict')
-modprobe kprobetorture duration="$D" || ksft_fail "cannot load kprobetorture"
+modprobe kprobetorture duration="$D" check_post="$CHECK_POST" ||
+	ksft_fail "cannot load kprobetorture"
 waited=0
 while [ "$(dmesg | grep -c 'kprobetorture: verdict')" = "$seen" ]; do
 	[ $waited -lt $((D + 60)) ] || {
