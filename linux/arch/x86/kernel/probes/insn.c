@@ -221,7 +221,6 @@ int x86_probe_classify(const u8 *bytes, size_t avail, enum x86_probe_ctx ctx,
 	return 0;
 }
 
-
 /**
  * x86_probe_indirect_target() - an indirect branch's target, read the way
  *	the CPU would
