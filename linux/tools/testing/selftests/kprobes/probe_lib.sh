@@ -77,3 +77,31 @@ load_test_module() {
 	rmmod "$MOD" 2>/dev/null
 	insmod "$KO" || ksft_fail "cannot load $KO (see dmesg)"
 }
+
+# serve_pid_target MODULE: load test_modules/MODULE.ko and start
+# "uprobe_pid_target serve" with its stdin on fd 3 and stdout on fd 4
+# (TPID is its pid).  Defines finish (stop it, unload the module), fail,
+# ask (send a command, read the reply into REPLY), param and expect (a
+# module parameter's value).
+serve_pid_target() {
+	PROG=$(cd "$(dirname "$0")" && pwd)/uprobe_pid_target
+	[ -x "$PROG" ] || ksft_skip "no $PROG"
+	load_test_module "$1"
+	T=/tmp/$1.$$
+	mkfifo $T.in $T.out || ksft_fail "mkfifo"
+	"$PROG" serve < $T.in > $T.out &
+	TPID=$!
+	exec 3> $T.in 4< $T.out
+	rm -f $T.in $T.out
+	finish() {
+		exec 3>&-
+		wait $TPID 2>/dev/null
+		rmmod $MOD 2>/dev/null
+	}
+	fail() { finish; ksft_fail "$*"; }
+	ask() { echo "$*" >&3; read -r REPLY <&4; }
+	param() { cat "$PARAMS/$1"; }
+	expect() {
+		[ "$(param "$1")" = "$2" ] || fail "$1 is $(param "$1"), not $2 ($3)"
+	}
+}

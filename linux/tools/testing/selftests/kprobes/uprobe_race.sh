@@ -9,25 +9,7 @@
 # run unprobed, and the kernel logs no reference-count warning.
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs
-DIR=$(cd "$(dirname "$0")" && pwd)
-PROG=$DIR/uprobe_pid_target
-[ -x "$PROG" ] || ksft_skip "no $PROG"
-load_test_module uprobes_race_test
-
-T=/tmp/uprobe_race.$$
-mkfifo $T.in $T.out || ksft_fail "mkfifo"
-"$PROG" serve < $T.in > $T.out &
-TPID=$!
-exec 3> $T.in 4< $T.out
-rm -f $T.in $T.out
-finish() {
-	exec 3>&-
-	wait $TPID 2>/dev/null
-	rmmod $MOD 2>/dev/null
-}
-fail() { finish; ksft_fail "$*"; }
-param() { cat "$PARAMS/$1"; }
-expect() { [ "$(param "$1")" = "$2" ] || fail "$1 is $(param "$1"), not $2 ($3)"; }
+serve_pid_target uprobes_race_test
 PATTERN='refcount_t|use-after-free|WARNING:'
 warnings() { dmesg | grep -c -E "$PATTERN"; }
 
