@@ -11,10 +11,9 @@
  * them redirected execution (then the port just ends the hit with
  * reset_current_kprobe()), the port executes or emulates the original
  * instruction and calls kprobe_hit_end(), which runs the post_handlers.
- * A port may skip the trap after the instruction when the head has no
- * post_handler (a lone probe's own; on a site the core sets it exactly
- * when some enabled probe there has one), and then ends the hit with
- * reset_current_kprobe() before the instruction runs.  A hit
+ * A port may skip the trap after the instruction when
+ * kprobe_hit_wants_post() says no post phase follows this hit, and then
+ * ends the hit with reset_current_kprobe() before the instruction runs.  A hit
  * while a handler is running only counts kprobes_inc_nmissed_count() and
  * executes the instruction.  All of this runs with interrupts or
  * preemption off, never sleeps and never takes a lock.
@@ -45,6 +44,8 @@
  */
 struct kprobe_chain {
 	struct rcu_head rcu;
+	/* Some probe here has a post_handler: hits on it have a post phase. */
+	bool has_post;
 	/* NULL-terminated. */
 	struct kprobe *probes[];
 };
@@ -178,15 +179,22 @@ static __always_inline bool __kprobe_run_site_pre_handlers(struct kprobe *p,
 {
 	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
 	struct kprobe_chain *chain = rcu_dereference_raw(site->chain);
-	bool redirected = false;
+	bool redirected = false, no_post;
 	struct kprobe **pp, *probe;
 
 	if (post_phase)
 		__this_cpu_write(kprobe_hit_chain, chain);
 	if (!chain)
 		return false;
+	/*
+	 * A hit without a post phase (a detour's) may still meet a chain
+	 * with post_handlers: one published after the jump it came through
+	 * was taken out.  Those probes joined after its call began: it
+	 * passes them by rather than run their pre_handlers alone.
+	 */
+	no_post = !post_phase && chain->has_post;
 	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
-		if (!probe->pre_handler)
+		if (!probe->pre_handler || (no_post && probe->post_handler))
 			continue;
 		__this_cpu_write(kprobe_in_handler, probe);
 		if (probe->pre_handler(probe, regs)) {
@@ -235,8 +243,31 @@ static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 }
 
 /**
+ * kprobe_hit_wants_post() - does this CPU's hit on @p have a post phase?
+ * @p: the head the hit began with, its pre phase over
+ *
+ * A port asks after kprobe_hit_begin() whether it must trap after the
+ * instruction.  On a site the answer comes from the chain this hit's pre
+ * phase walked, not from the site as it is now: a hit runs the
+ * post_handlers of exactly the probes whose pre_handlers it ran, whatever
+ * joined or left in between.
+ *
+ * Return: true when kprobe_hit_end() has post_handlers to call.
+ */
+static __always_inline bool kprobe_hit_wants_post(struct kprobe *p)
+{
+	struct kprobe_chain *chain;
+
+	if (!kprobe_aggr(p))
+		return READ_ONCE(p->post_handler);
+	chain = __this_cpu_read(kprobe_hit_chain);
+	return chain && chain->has_post;
+}
+
+/**
  * kprobe_run_post_handlers() - run the post_handlers at a probed address
- * @p: the head get_kprobe() returned; only call when @p->post_handler
+ * @p: the head get_kprobe() returned; only call when
+ *     kprobe_hit_wants_post(@p)
  * @regs: registers after the original instruction
  */
 static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
@@ -250,7 +281,6 @@ static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
 		p->post_handler(p, regs, 0);
 		return;
 	}
-	/* Empty when a probe with a post_handler came after the pre phase. */
 	chain = __this_cpu_read(kprobe_hit_chain);
 	if (!chain)
 		return;
@@ -315,13 +345,15 @@ static __always_inline void kprobe_hit_end_kcb(struct kprobe *p,
 	kprobe_post_handler_t post = p->post_handler;
 	bool site = kprobe_aggr(p);
 
-	if (post) {
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
-		if (site)
+	if (site) {
+		if (kprobe_hit_wants_post(p)) {
+			kcb->kprobe_status = KPROBE_HIT_SSDONE;
 			kprobe_run_post_handlers(p, regs);
-		else
-			/* As kprobe_run_pre_handlers(): no kprobe_in_handler. */
-			post(p, regs, 0);
+		}
+	} else if (post) {
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		/* As kprobe_run_pre_handlers(): no kprobe_in_handler. */
+		post(p, regs, 0);
 	}
 	reset_current_kprobe();
 }

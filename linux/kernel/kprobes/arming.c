@@ -92,7 +92,6 @@ static void plan_head(struct arming_plan *plan, struct kprobe *kp)
 	bool want = kprobes_armed_globally && enabled && !kprobe_gone(kp);
 
 	if (kprobe_aggr(kp)) {
-		kprobe_site_update_post(to_site(kp));
 		/* Hits see the site enabled before it is armed, disabled after. */
 		if (enabled)
 			kp->flags &= ~KPROBE_FLAG_DISABLED;

@@ -618,10 +618,7 @@ static int attach_probe(struct kprobe *probe)
 		if (ret)
 			return ret;
 	}
-	ret = kprobe_site_link(site, probe);
-	if (!ret)
-		kprobe_site_update_post(site);
-	return ret;
+	return kprobe_site_link(site, probe);
 }
 
 /*

@@ -225,6 +225,58 @@ static void kpk_handlers_run_in_registration_order(struct kunit *test)
 }
 
 /*
+ * What a hit's post phase is owed comes from the chain its pre phase
+ * walked.  A detour hit has no post phase, so when it meets a chain with
+ * a post_handler (one published after the jump it came through went out)
+ * it passes the probes with one by: they joined after its call began.
+ * Driven here by hand on a site of two, the way a detour would.
+ */
+static void kpk_hit_without_post_phase_passes_post_probes(struct kunit *test)
+{
+	struct kprobe *plain = tagged_probe(test, "kpk_target", 1);
+	struct kprobe *with_post = tagged_probe(test, "kpk_target", 2);
+	struct pt_regs regs = {};
+	struct kprobe *head;
+	unsigned long flags;
+	bool redirected, wants_post;
+
+	with_post->post_handler = count_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(plain), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(with_post), 0);
+	head = get_kprobe(plain->addr);
+	KUNIT_ASSERT_TRUE(test, kprobe_aggr(head));
+	KUNIT_EXPECT_NOT_NULL(test, head->post_handler);
+
+	reset_counts();
+	local_irq_save(flags);
+	redirected = kprobe_site_hit_begin(head, &regs);
+	reset_current_kprobe();
+	/* A breakpoint hit's pre phase: both run, and a post phase follows. */
+	kprobe_hit_begin(head, &regs);
+	wants_post = kprobe_hit_wants_post(head);
+	kprobe_hit_end(head, &regs);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_FALSE(test, redirected);
+	KUNIT_EXPECT_TRUE(test, wants_post);
+	KUNIT_ASSERT_EQ(test, norder, 3);
+	KUNIT_EXPECT_EQ(test, order[0], 1);
+	KUNIT_EXPECT_EQ(test, order[1], 1);
+	KUNIT_EXPECT_EQ(test, order[2], 2);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+
+	/* Without a post_handler on the chain, no post phase at all. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(with_post), 0);
+	KUNIT_EXPECT_NULL(test, head->post_handler);
+	local_irq_save(flags);
+	kprobe_hit_begin(head, &regs);
+	wants_post = kprobe_hit_wants_post(head);
+	reset_current_kprobe();
+	local_irq_restore(flags);
+	KUNIT_EXPECT_FALSE(test, wants_post);
+}
+
+/*
  * A probe alone at its address is its own head: nothing is allocated for
  * it.  A second one turns the address into a site without the first
  * missing a hit, and the site stays until both are gone.
@@ -860,6 +912,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_unregister_unregistered_clears_addr),
 	KUNIT_CASE(kpk_resolves_addr),
 	KUNIT_CASE(kpk_handlers_run_in_registration_order),
+	KUNIT_CASE(kpk_hit_without_post_phase_passes_post_probes),
 	KUNIT_CASE(kpk_lone_probe_is_its_own_head),
 	KUNIT_CASE(kpk_disable_enable),
 	KUNIT_CASE(kpk_register_disabled),

@@ -344,6 +344,45 @@ static void count_late_post(struct kprobe *kp, struct pt_regs *regs,
 		atomic_inc(&late_post);
 }
 
+/* The probes the acts below change while a hit is held. */
+static struct kprobe *act_probes[2];
+
+/*
+ * Hold another CPU's call of krc_target inside hold_until_released()
+ * while @act runs here, then let it finish.  Return: whether the hit was
+ * held all through @act.
+ */
+static bool while_hit_held(struct kunit *test, void (*act)(struct kunit *test))
+{
+	struct task_struct *task;
+	bool held;
+
+	holding = false;
+	held_released = false;
+	held_call_done = false;
+	atomic_set(&late_pre, 0);
+	atomic_set(&late_post, 0);
+	WRITE_ONCE(holder, NULL);
+	task = run_elsewhere(test, call_target_once, NULL);
+	held = wait_for_flag(&holding);
+	act(test);
+	held = held && !READ_ONCE(held_call_done);
+	WRITE_ONCE(held_released, true);
+	KUNIT_EXPECT_TRUE(test, wait_for_flag(&held_call_done));
+	kthread_stop(task);
+	put_task_struct(task);
+	WRITE_ONCE(holder, NULL);
+	KUNIT_EXPECT_EQ(test, held_result, krc_target_expected(3));
+	return held;
+}
+
+/* Both join the hit between its pre and its post phase. */
+static void enable_and_add(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, enable_kprobe(act_probes[0]), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(act_probes[1]), 0);
+}
+
 static void krc_post_only_after_own_pre(struct kunit *test)
 {
 	struct kprobe *enabled = test_probe(test, &(struct kprobe) {
@@ -355,34 +394,15 @@ static void krc_post_only_after_own_pre(struct kunit *test)
 	struct kprobe *added = test_probe(test, &(struct kprobe) {
 		.symbol_name = "krc_target",
 		.pre_handler = count_late_pre, .post_handler = count_late_post });
-	struct task_struct *task;
-	bool held;
 
-	holding = false;
-	held_released = false;
-	held_call_done = false;
-	atomic_set(&late_pre, 0);
-	atomic_set(&late_post, 0);
-	WRITE_ONCE(holder, NULL);
 	/* In this order on the site: the held hit is past @enabled. */
 	KUNIT_ASSERT_EQ(test, register_kprobe(enabled), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
 	KUNIT_ASSERT_TRUE(test, kprobe_aggr(get_kprobe(first->addr)));
 
-	task = run_elsewhere(test, call_target_once, NULL);
-	held = wait_for_flag(&holding);
-	/* Both join the hit between its pre and its post phase. */
-	KUNIT_EXPECT_EQ(test, enable_kprobe(enabled), 0);
-	KUNIT_EXPECT_EQ(test, register_kprobe(added), 0);
-	held = held && !READ_ONCE(held_call_done);
-	WRITE_ONCE(held_released, true);
-	KUNIT_EXPECT_TRUE(test, wait_for_flag(&held_call_done));
-	kthread_stop(task);
-	put_task_struct(task);
-	WRITE_ONCE(holder, NULL);
-
-	KUNIT_EXPECT_TRUE(test, held);
-	KUNIT_EXPECT_EQ(test, held_result, krc_target_expected(3));
+	act_probes[0] = enabled;
+	act_probes[1] = added;
+	KUNIT_EXPECT_TRUE(test, while_hit_held(test, enable_and_add));
 	KUNIT_EXPECT_EQ(test, atomic_read(&late_pre), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&late_post), 0);
 	/* From the next hit on, both are in. */
@@ -394,6 +414,69 @@ static void krc_post_only_after_own_pre(struct kunit *test)
 	unregister_kprobe(added);
 	unregister_kprobe(enabled);
 	unregister_kprobe(first);
+}
+
+/*
+ * The other way round: the held hit ran the pre_handler of a probe with a
+ * post_handler, the only one at the site, and this CPU disables that
+ * probe before the hit's post phase.  The site then has no post_handler
+ * any more, but the hit must still call the one whose pre_handler it
+ * called (the old code asked the site at the end of the hit and skipped
+ * it: on x86 the hit even went to the boosted copy, with no trap after).
+ */
+/* The only probe with a post_handler goes while the hit is held. */
+static void disable_leaving(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, disable_kprobe(act_probes[0]), 0);
+	KUNIT_EXPECT_NULL(test, get_kprobe(act_probes[0]->addr)->post_handler);
+}
+
+static void post_follows_own_pre(struct kunit *test, kprobe_opcode_t *addr)
+{
+	struct kprobe *leaving = test_probe(test, &(struct kprobe) {
+		.addr = addr,
+		.pre_handler = count_late_pre, .post_handler = count_late_post });
+	struct kprobe *first = test_probe(test, &(struct kprobe) {
+		.addr = addr, .pre_handler = hold_until_released });
+
+	/* In this order: the held hit has run @leaving's pre_handler. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(leaving), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
+
+	act_probes[0] = leaving;
+	KUNIT_EXPECT_TRUE(test, while_hit_held(test, disable_leaving));
+	KUNIT_EXPECT_EQ(test, atomic_read(&late_pre), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&late_post), 1);
+	/* Disabled from the next hit on. */
+	WRITE_ONCE(holder, current);
+	KUNIT_EXPECT_EQ(test, call_target(4), krc_target_expected(4));
+	KUNIT_EXPECT_EQ(test, atomic_read(&late_pre), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&late_post), 1);
+	WRITE_ONCE(holder, NULL);
+	unregister_kprobe(leaving);
+	unregister_kprobe(first);
+}
+
+/* At the entry (an ftrace site on x86) and at the first breakpoint after. */
+static void krc_post_follows_own_pre_when_disabled(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
+	unsigned long size, offset;
+
+	post_follows_own_pre(test, (kprobe_opcode_t *)krc_target);
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)krc_target,
+							    &size, &offset));
+	for (offset = 1; offset < size; offset++) {
+		*kp = (struct kprobe) { .addr = (void *)krc_target + offset };
+		if (register_kprobe(kp))
+			continue;
+		if (!kprobe_ftrace(kp))
+			break;
+		unregister_kprobe(kp);
+	}
+	KUNIT_ASSERT_LT(test, offset, size);
+	unregister_kprobe(kp);
+	post_follows_own_pre(test, (void *)krc_target + offset);
 }
 
 /*
@@ -795,6 +878,7 @@ static void krc_probe_inside_region_under_hits(struct kunit *test)
 static struct kunit_case kprobes_race_cases[] = {
 	KUNIT_CASE(krc_kretprobe_leaves_shared_site),
 	KUNIT_CASE(krc_post_only_after_own_pre),
+	KUNIT_CASE(krc_post_follows_own_pre_when_disabled),
 	KUNIT_CASE(krc_slot_outlives_stepping_hit),
 	KUNIT_CASE(krc_unregister_under_irqs_off_hits),
 	KUNIT_CASE(krc_post_handler_joins_optimized_site),

@@ -11,7 +11,7 @@
  * A site loses its jump synchronously, before anything else changes, as
  * soon as it must not have one: disabled or disarmed, unregistered, a
  * post_handler added (it needs the trap after the instruction, and is
- * published only once the jump is out: see kprobe_site_update_post()), another
+ * published only once the jump is out: see chain_publish() in site.c), another
  * probe planted inside its region, its text going away, or the sysctl
  * debug.kprobes-optimization set to 0.
  */

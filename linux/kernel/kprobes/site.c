@@ -117,22 +117,41 @@ static struct kprobe_chain *chain_alloc(struct kprobe_site *site)
  * Fill @new from the list as it is now, in list (registration) order,
  * and make it the site's chain; hits that took the old one keep it
  * until a grace period has passed.
+ *
+ * The site's own post_handler says "some probe on the chain has one" to
+ * the optimizer, which gives no jump to such a site: a hit that traps
+ * after the instruction resumes right behind it, inside the jump.  So a
+ * chain with a post_handler goes out only once the jump is out, and the
+ * site's mark goes only once such a chain is gone.  A hit that came in
+ * through the jump before it went out and meets the new chain passes
+ * its post_handler probes by (see __kprobe_run_site_pre_handlers()).
  */
 static void chain_publish(struct kprobe_site *site, struct kprobe_chain *new)
 {
 	struct kprobe_chain *old = handler_chain(site);
 	struct kprobe *probe;
 	unsigned int n = 0;
+	bool post = false;
 
-	list_for_each_entry(probe, &site->kp.list, list)
-		if (chain_wants(probe))
-			new->probes[n++] = probe;
+	list_for_each_entry(probe, &site->kp.list, list) {
+		if (!chain_wants(probe))
+			continue;
+		new->probes[n++] = probe;
+		post |= !!probe->post_handler;
+	}
 	new->probes[n] = NULL;
+	new->has_post = post;
 	if (!n) {
 		kfree(new);
 		new = NULL;
 	}
+	if (post) {
+		kprobe_opt_unoptimize(&site->kp);
+		WRITE_ONCE(site->kp.post_handler, site_post_handler);
+	}
 	rcu_assign_pointer(site->chain, new);
+	if (!post)
+		WRITE_ONCE(site->kp.post_handler, NULL);
 	if (old)
 		kfree_rcu(old, rcu);
 }
@@ -227,7 +246,6 @@ int kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
 
 	if (ret)
 		return ret;
-	kprobe_site_update_post(site);
 	if (site->nr_enabled)
 		site->kp.flags &= ~KPROBE_FLAG_DISABLED;
 	if (in_table)
@@ -257,32 +275,6 @@ int kprobe_site_revive(struct kprobe_site *site, struct kprobe *probe)
 		kprobe_opt_try(site);
 	}
 	return ret;
-}
-
-/**
- * kprobe_site_update_post() - keep a site's post_handler in line
- * @site: the site
- *
- * The site's own post_handler is set exactly when some live probe there
- * has one.  The arch reads it on a hit to decide whether the instruction
- * must be stepped with a trap afterwards or may run without one.
- *
- * A hit that steps resumes right after the instruction, which lies inside
- * the jump of an optimized site: the jump is taken out before a hit can
- * see the post_handler, never after.
- */
-void kprobe_site_update_post(struct kprobe_site *site)
-{
-	struct kprobe *probe;
-	bool post = false;
-
-	list_for_each_entry(probe, &site->kp.list, list)
-		if (probe->post_handler && !kprobe_disabled(probe) &&
-		    !kprobe_gone(probe))
-			post = true;
-	if (post && !site->kp.post_handler)
-		kprobe_opt_unoptimize(&site->kp);
-	WRITE_ONCE(site->kp.post_handler, post ? site_post_handler : NULL);
 }
 
 /**

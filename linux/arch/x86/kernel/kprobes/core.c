@@ -168,7 +168,7 @@ NOKPROBE_SYMBOL(finish_hit);
 
 /*
  * Run the probed instruction for a hit.  Emulated instructions finish
- * here.  With no post_handler to call afterwards, a boostable one goes to
+ * here.  With no post phase to follow, a boostable one goes to
  * the copy that jumps back by itself, and the hit is over.  The rest go to
  * their slot with interrupts off, so nothing can run on this CPU between
  * the slot and the int3 that ends it.
@@ -182,13 +182,14 @@ static void replay(struct kprobe *probe, struct pt_regs *regs,
 	/*
 	 * The detour's copy of the region serves as well: probes queued for
 	 * a jump skip the single step that way until the jump is in, and
-	 * while a jump is written or taken out (never with a post_handler)
+	 * while a jump is written or taken out (never with a post phase)
 	 * this is the way out that does not land inside it.
 	 */
 	if (kprobe_has_detour(probe))
 		copy = probe->ainsn.detour + KPROBE_DETOUR_COPY;
 #endif
-	if (copy && !READ_ONCE(probe->post_handler)) {
+	/* A nested hit ran no handlers: it has no post phase either. */
+	if (copy && (reentered || !kprobe_hit_wants_post(probe))) {
 		if (reentered)
 			restore_outer(kcb);
 		else
