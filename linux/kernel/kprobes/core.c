@@ -496,6 +496,13 @@ void kprobe_free_batch(struct kprobe **kps, int num, struct kprobe **dead,
 	for (i = 0; i < n; i++)
 		free_head(dead[i]);
 	for (i = 0; i < num; i++) {
+		/*
+		 * Not registered where its ->addr said (detach_probe()
+		 * cleared that): its links may be in use at another
+		 * address, the caller's mistake to undo, not ours to wipe.
+		 */
+		if (!kps[i]->addr)
+			continue;
 		INIT_LIST_HEAD(&kps[i]->list);
 		INIT_HLIST_NODE(&kps[i]->hlist);
 		kps[i]->flags &= ~KPROBE_CORE_FLAGS;
@@ -557,7 +564,16 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 		return PTR_ERR(addr);
 	mutex_lock(&probes_mutex);
 	head = get_kprobe(addr);
-	taken = head && head_has_probe(head, probe);
+	/*
+	 * Registered already: at this address, or at another one its
+	 * caller has since written into ->addr.  A registered probe is on
+	 * a list; a fresh one has no links, an unregistered one empty ones
+	 * (kprobe_free_batch()) or, taken off a site twice in one batch, a
+	 * poisoned back link.
+	 */
+	taken = (head && head_has_probe(head, probe)) ||
+		(probe->list.next && !list_empty(&probe->list) &&
+		 probe->list.prev != LIST_POISON2);
 	mutex_unlock(&probes_mutex);
 	if (taken)
 		return -EINVAL;

@@ -177,6 +177,54 @@ static void kpk_double_registration(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits, 1);
 }
 
+/*
+ * The same struct registered again after its caller pointed ->addr (or
+ * ->symbol_name) elsewhere: it is still linked where it was, so it is
+ * refused (found by the hostile-argument sweep: the second registration
+ * used to re-initialise the links of a live probe).  Once unregistered,
+ * from where it really is, it may go anywhere.
+ */
+static void kpk_registered_probe_moved_refused(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre });
+	struct kprobe *twin = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kpk_target", .pre_handler = count_pre });
+	kprobe_opcode_t *where;
+
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	where = kp->addr;
+	/*
+	 * Moved for the call only: a live probe's ->addr is what lookups
+	 * compare, so the caller's edit must not outlast the refusal.
+	 */
+	kp->addr = NULL;
+	kp->symbol_name = "kpk_body";
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EINVAL);
+	kp->addr = where;
+	/* At a site of two, too. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(twin), 0);
+	kp->addr = NULL;
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EINVAL);
+	kp->addr = where;
+	kp->symbol_name = NULL;
+	call_target(1);
+	call_body(2);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+
+	unregister_kprobe(kp);
+	unregister_kprobe(twin);
+	kp->addr = NULL;
+	kp->symbol_name = "kpk_body";
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), 0);
+	reset_counts();
+	call_target(1);
+	call_body(2);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(kp);
+}
+
 static void kpk_unregister_unregistered_clears_addr(struct kunit *test)
 {
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {
@@ -909,6 +957,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_errno_blacklisted),
 	KUNIT_CASE(kpk_errno_mid_instruction),
 	KUNIT_CASE(kpk_double_registration),
+	KUNIT_CASE(kpk_registered_probe_moved_refused),
 	KUNIT_CASE(kpk_unregister_unregistered_clears_addr),
 	KUNIT_CASE(kpk_resolves_addr),
 	KUNIT_CASE(kpk_handlers_run_in_registration_order),
