@@ -139,8 +139,15 @@ static void run_handlers(struct uprobe *u, unsigned long vaddr,
 	ut->in_handler = false;
 	ut->auprobe = NULL;
 
-	/* Consumers that all want out of this mm get no return either. */
-	if (any && remove)
+	/*
+	 * Consumers that all want out of this mm get no return either.  A
+	 * kept probe without consumers was hit where taking it out failed
+	 * (keep_for_strays() in register.c): it leaves this mm now.  Any
+	 * other probe found without consumers may be an old one on its way
+	 * out while a new one for the same instruction owns the breakpoint:
+	 * that is left alone.
+	 */
+	if (any ? remove : test_bit(UPROBE_KEPT, &u->flags))
 		uprobe_leave_current_mm(u, vaddr);
 	else if (want_return)
 		uprobe_prepare_return(u, regs, ut);

@@ -54,6 +54,7 @@ struct uprobe {
 enum {
 	UPROBE_PREPARED,	/* the port has looked at the instruction */
 	UPROBE_ARMED,		/* a breakpoint of this probe was written */
+	UPROBE_KEPT,		/* held for stray breakpoints, never freed */
 };
 
 extern struct srcu_struct uprobes_srcu;

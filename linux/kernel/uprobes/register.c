@@ -180,6 +180,23 @@ static int walk_mms(struct uprobe *uprobe, struct uprobe_consumer *added)
 	return err;
 }
 
+/*
+ * Taking @uprobe's breakpoints out failed for want of memory, in some mm
+ * or (the list of them could not be made) in all: the probe stays, for
+ * good, with a reference nobody drops.  A thread that runs into a stray
+ * breakpoint then still finds it, runs the instruction and, no consumer
+ * wanting its mm, takes the breakpoint out (run_handlers() in hit.c),
+ * where a freed probe would leave it a SIGTRAP.
+ */
+static void keep_for_strays(struct uprobe *uprobe)
+{
+	if (test_and_set_bit(UPROBE_KEPT, &uprobe->flags))
+		return;
+	refcount_inc(&uprobe->ref);
+	pr_warn_ratelimited("uprobes: inode %lu offset %#llx could not be disarmed everywhere; kept for the hits left\n",
+			    uprobe->inode->i_ino, (unsigned long long)uprobe->offset);
+}
+
 static void consumer_add(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
 	mutex_lock(&uprobe->consumer_lock);
@@ -207,6 +224,16 @@ static bool is_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
 	return found;
 }
 
+/*
+ * A consumer on a probe's list has both links set; a fresh one has none
+ * and one taken off (consumer_del()) a poisoned back link.  Registering
+ * one still on a list, here or on another probe, would link it twice.
+ */
+static bool consumer_in_use(struct uprobe_consumer *uc)
+{
+	return uc->cons_node.next && uc->cons_node.prev != LIST_POISON2;
+}
+
 /**
  * uprobe_register() - add a consumer to the probe at @inode:@offset
  * @inode: the file
@@ -223,7 +250,7 @@ static bool is_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
  * semaphore that differs from the probe's existing one, -EOPNOTSUPP when
  * the instruction cannot be probed, -EIO when the file cannot be read,
  * -EEXIST when a process's text at the probe is not the file's,
- * -ENOMEM.
+ * -EBUSY when @uc is registered already, -ENOMEM.
  */
 struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 			       loff_t ref_ctr_offset,
@@ -235,6 +262,8 @@ struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 
 	if (!uc->handler && !uc->ret_handler)
 		return ERR_PTR(-EINVAL);
+	if (consumer_in_use(uc))
+		return ERR_PTR(-EBUSY);
 	if (!mapping->a_ops->read_folio && !shmem_mapping(mapping))
 		return ERR_PTR(-EIO);
 	if (offset < 0 || offset >= i_size_read(inode) ||
@@ -258,7 +287,8 @@ struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 	ret = walk_mms(uprobe, uc);
 	if (ret) {
 		consumer_del(uprobe, uc);
-		walk_mms(uprobe, NULL);
+		if (walk_mms(uprobe, NULL))
+			keep_for_strays(uprobe);
 	}
 	percpu_up_write(&uprobes_dup_mmap_sem);
 	up_write(&uprobe->register_rwsem);
@@ -287,7 +317,8 @@ void uprobe_unregister_nosync(struct uprobe *uprobe,
 	down_write(&uprobe->register_rwsem);
 	consumer_del(uprobe, uc);
 	percpu_down_write(&uprobes_dup_mmap_sem);
-	walk_mms(uprobe, NULL);
+	if (walk_mms(uprobe, NULL))
+		keep_for_strays(uprobe);
 	percpu_up_write(&uprobes_dup_mmap_sem);
 	up_write(&uprobe->register_rwsem);
 	uprobe_put(uprobe);
