@@ -10,12 +10,18 @@
  * on x86 an ftrace site), one in its body without a post_handler
  * (boosted, and optimized when the sysctl allows), one in its body with
  * a post_handler, and a kretprobe.  A slot's probe comes and goes, so
- * its site turns from lone probe to several probes and back.
+ * its site turns from lone probe to several probes and back.  Two more
+ * functions live in a companion module, kprobetorture_mod, which a
+ * script loads and unloads meanwhile: their probes are registered by
+ * symbol and go [GONE] with the module's text, and the module's own
+ * thread calls them while it is loaded.
  *
  * Every registration is audited when it ends, from counters alone:
  *  - lost: a call that began after the probe was armed and ended before
  *    it was disarmed must have been counted.  Per armed interval that is
- *    at least (calls finished at its end) - (calls begun at its start).
+ *    at least (calls finished at its end) - (calls begun at its start);
+ *    for the companion's functions, only over intervals the module
+ *    stayed loaded through.
  *  - invented: no more hits than calls that overlapped the registration:
  *    (calls begun after unregistration) - (calls finished before
  *    registration).
@@ -39,6 +45,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/torture.h>
+
+#include "kprobetorture.h"
 
 static int duration = 30;
 module_param(duration, int, 0444);
@@ -111,13 +119,29 @@ struct kpt_target {
 	int nr;
 	const char *name;
 	kprobe_opcode_t *entry, *body;
+	/* The companion's: probed by symbol, body at this offset. */
+	bool mod;
+	unsigned long body_offset;
 	/* Calls begun and calls finished. */
 	atomic_long_t begun, finished;
 };
 
 #define TARGET(n) { kpt_fn##n, n, "kpt_fn" #n }
-static struct kpt_target targets[] = { TARGET(0), TARGET(1), TARGET(2), TARGET(3) };
+#define MOD_TARGET(n) { .nr = n, .name = "kptm_fn" #n, .mod = true }
+static struct kpt_target targets[] = {
+	TARGET(0), TARGET(1), TARGET(2), TARGET(3),
+	MOD_TARGET(0), MOD_TARGET(1),
+};
+
 #define NR_TARGETS	ARRAY_SIZE(targets)
+/* The callers' share: the companion calls its own. */
+#define NR_CORE_TARGETS	4
+
+/*
+ * Odd while the companion is loaded, bumped as it arrives and as it
+ * leaves: an interval over which it did not change saw one load of it.
+ */
+static atomic_t mod_generation = ATOMIC_INIT(0);
 
 /* --- probe slots --- */
 
@@ -136,6 +160,8 @@ struct kpt_slot {
 	bool armed;			/* in an interval the lower bound covers */
 	bool dead;			/* unregistration has returned */
 	long interval_begun;		/* begun calls when the interval opened */
+	int interval_gen;		/* mod_generation then */
+	int reg_gen;			/* mod_generation at registration */
 	long lower;			/* calls the probe must have seen so far */
 	long finished_before;		/* finished calls before registering */
 	atomic_long_t hits, posts;
@@ -153,7 +179,8 @@ static bool world_armed = true;
 
 static atomic_long_t n_calls, n_wrong, n_late, n_lost, n_invented, n_post;
 static atomic_long_t n_reg, n_unreg, n_batch, n_toggle, n_world, n_opt;
-static atomic_long_t n_errors, n_optimized, n_ftrace;
+static atomic_long_t n_errors, n_optimized, n_ftrace, n_mod_absent;
+static atomic_long_t n_mod_loads;
 
 static struct task_struct **caller_tasks, **churner_tasks, *supervisor_task;
 static int nr_callers;
@@ -200,6 +227,24 @@ static struct kprobe *slot_kprobe(struct kpt_slot *s)
 	return s->kind == KPT_RET ? &s->rp.kp : &s->kp;
 }
 
+/* A companion function's probe: by symbol, whichever load it finds. */
+static void slot_prepare_mod(struct kpt_slot *s)
+{
+	struct kprobe *kp = s->kind == KPT_RET ? &s->rp.kp : &s->kp;
+
+	kp->symbol_name = s->t->name;
+	if (s->kind == KPT_BODY || s->kind == KPT_BODY_POST)
+		kp->offset = READ_ONCE(s->t->body_offset);
+	if (s->kind == KPT_RET) {
+		s->rp.handler = ret_count;
+		s->rp.maxactive = 4;
+		return;
+	}
+	kp->pre_handler = pre_count;
+	if (s->kind == KPT_BODY_POST)
+		kp->post_handler = post_count;
+}
+
 /* Start auditing a new registration of @s. */
 static void slot_prepare(struct kpt_slot *s)
 {
@@ -207,6 +252,10 @@ static void slot_prepare(struct kpt_slot *s)
 
 	memset(&s->kp, 0, sizeof(s->kp));
 	memset(&s->rp, 0, sizeof(s->rp));
+	if (t->mod) {
+		slot_prepare_mod(s);
+		goto counters;
+	}
 	switch (s->kind) {
 	case KPT_ENTRY:
 	case KPT_ENTRY_TWIN:
@@ -230,6 +279,7 @@ static void slot_prepare(struct kpt_slot *s)
 	default:
 		break;
 	}
+counters:
 	atomic_long_set(&s->hits, 0);
 	atomic_long_set(&s->posts, 0);
 	s->lower = 0;
@@ -240,7 +290,9 @@ static void slot_prepare(struct kpt_slot *s)
 
 static void interval_open(struct kpt_slot *s)
 {
-	if (world_armed && s->state == KPT_ON) {
+	/* A [GONE] probe's text went with its module: it sees no calls. */
+	if (world_armed && s->state == KPT_ON && !kprobe_gone(slot_kprobe(s))) {
+		s->interval_gen = atomic_read(&mod_generation);
 		s->interval_begun = atomic_long_read(&s->t->begun);
 		s->armed = true;
 	}
@@ -253,9 +305,13 @@ static void interval_close(struct kpt_slot *s)
 	if (!s->armed)
 		return;
 	done = atomic_long_read(&s->t->finished) - s->interval_begun;
+	s->armed = false;
+	/* The companion came or went: its probe may have gone with it. */
+	if (s->t->mod && (atomic_read(&mod_generation) != s->interval_gen ||
+			  !(s->interval_gen & 1)))
+		return;
 	if (done > 0)
 		s->lower += done;
-	s->armed = false;
 }
 
 /* The registration of @s is over (unregistration returned): audit it. */
@@ -270,8 +326,9 @@ static void slot_audit(struct kpt_slot *s)
 	missed = kp->nmissed + (s->kind == KPT_RET ? s->rp.nmissed : 0);
 	if (hits + missed < s->lower) {
 		atomic_long_add(s->lower - hits - missed, &n_lost);
-		pr_err("%s slot %d: %ld hits (%ld missed), at least %ld calls ran under it\n",
-		       s->t->name, s->kind, hits, missed, s->lower);
+		pr_err("%s slot %d: %ld hits (%ld missed), at least %ld calls ran under it (at %pS, flags %#x, module generation %d..%d)\n",
+		       s->t->name, s->kind, hits, missed, s->lower, kp->addr,
+		       kp->flags, s->reg_gen, atomic_read(&mod_generation));
 	}
 	if (hits > most) {
 		atomic_long_add(hits - most, &n_invented);
@@ -301,6 +358,7 @@ static void slot_observe(struct kpt_slot *s)
 
 static void slot_registered(struct kpt_slot *s)
 {
+	s->reg_gen = atomic_read(&mod_generation);
 	s->state = KPT_ON;
 	atomic_long_inc(&n_reg);
 	interval_open(s);
@@ -315,6 +373,16 @@ static int slot_register(struct kpt_slot *s)
 		ret = register_kretprobe(&s->rp);
 	else
 		ret = register_kprobe(&s->kp);
+	/*
+	 * The companion is not loaded, or on its way in or out; or it went
+	 * between the symbol's lookup and the check of the text there, and
+	 * other code now sits at the address (-EILSEQ: not an instruction
+	 * start of what is there now).
+	 */
+	if (s->t->mod && (ret == -ENOENT || ret == -EINVAL || ret == -EILSEQ)) {
+		atomic_long_inc(&n_mod_absent);
+		return ret;
+	}
 	if (ret) {
 		atomic_long_inc(&n_errors);
 		pr_err("%s slot %d: registration failed: %d\n", s->t->name,
@@ -346,10 +414,14 @@ static void slot_toggle(struct kpt_slot *s)
 		s->state = KPT_DISABLED;
 	} else {
 		ret = enable_kprobe(slot_kprobe(s));
-		s->state = KPT_ON;
-		interval_open(s);
+		if (!ret) {
+			s->state = KPT_ON;
+			interval_open(s);
+		}
 	}
-	if (ret) {
+	/* A [GONE] probe cannot be enabled: its text went away. */
+	if (ret && !(s->t->mod && ret == -EINVAL &&
+		     kprobe_gone(slot_kprobe(s)))) {
 		atomic_long_inc(&n_errors);
 		pr_err("%s slot %d: enable/disable failed: %d\n", s->t->name,
 		       s->kind, ret);
@@ -371,7 +443,8 @@ static void churn_batch(struct torture_random_state *rnd, bool add)
 	for (tries = 0; tries < 4 * BATCH_MAX && n < BATCH_MAX; tries++) {
 		struct kpt_slot *s = &slots[torture_random(rnd) % NR_SLOTS];
 
-		if (s->kind == KPT_RET || !mutex_trylock(&s->lock))
+		/* The companion's may fail for being away: not in batches. */
+		if (s->kind == KPT_RET || s->t->mod || !mutex_trylock(&s->lock))
 			continue;
 		for (i = 0; i < n && picked[i] != s; i++)
 			;
@@ -540,7 +613,7 @@ static int caller(void *arg)
 	torture_random_init(&rnd);
 	atomic_inc(&callers_active);
 	while (!READ_ONCE(stop_calls) && !torture_must_stop()) {
-		struct kpt_target *t = &targets[torture_random(&rnd) % NR_TARGETS];
+		struct kpt_target *t = &targets[torture_random(&rnd) % NR_CORE_TARGETS];
 		int (*fn)(int x) = t->fn;
 
 		OPTIMIZER_HIDE_VAR(fn);
@@ -559,6 +632,63 @@ static int caller(void *arg)
 	return 0;
 }
 
+/* --- the companion module --- */
+
+/**
+ * kprobetorture_mod_arrive() - the companion module is loaded
+ * @body_offsets: where in each of its functions a body probe goes
+ * @n: how many functions it has
+ */
+void kprobetorture_mod_arrive(const unsigned long *body_offsets, int n)
+{
+	int i;
+
+	for (i = 0; i < n && NR_CORE_TARGETS + i < NR_TARGETS; i++)
+		WRITE_ONCE(targets[NR_CORE_TARGETS + i].body_offset,
+			   body_offsets[i]);
+	atomic_long_inc(&n_mod_loads);
+	atomic_inc(&mod_generation);
+}
+EXPORT_SYMBOL_GPL(kprobetorture_mod_arrive);
+
+/** kprobetorture_mod_leave() - the companion module is going, its calls over */
+void kprobetorture_mod_leave(void)
+{
+	atomic_inc(&mod_generation);
+}
+EXPORT_SYMBOL_GPL(kprobetorture_mod_leave);
+
+/**
+ * kprobetorture_mod_call() - call one of the companion's functions, counted
+ * @nr: which
+ * @fn: the function
+ * @x: its argument
+ *
+ * Return: what @fn returned.
+ */
+int kprobetorture_mod_call(int nr, int (*fn)(int x), int x)
+{
+	struct kpt_target *t;
+	int r;
+
+	if (WARN_ON_ONCE(nr < 0 || NR_CORE_TARGETS + nr >= NR_TARGETS))
+		return fn(x);
+	t = &targets[NR_CORE_TARGETS + nr];
+	atomic_long_inc(&t->begun);
+	r = fn(x);
+	atomic_long_inc(&t->finished);
+	atomic_long_inc(&n_calls);
+	return r;
+}
+EXPORT_SYMBOL_GPL(kprobetorture_mod_call);
+
+/** kprobetorture_mod_wrong() - a companion function returned a wrong value */
+void kprobetorture_mod_wrong(void)
+{
+	atomic_long_inc(&n_wrong);
+}
+EXPORT_SYMBOL_GPL(kprobetorture_mod_wrong);
+
 /* --- setup, verdict, teardown --- */
 
 static void wait_inactive(atomic_t *active)
@@ -576,12 +706,13 @@ static void print_verdict(void)
 	if (check_post)
 		bad += atomic_long_read(&n_post);
 
-	pr_info("calls %ld registrations %ld unregistrations %ld batches %ld toggles %ld knob-flips %ld opt-flips %ld optimized %ld ftrace %ld\n",
+	pr_info("calls %ld registrations %ld unregistrations %ld batches %ld toggles %ld knob-flips %ld opt-flips %ld optimized %ld ftrace %ld module-loads %ld module-absent %ld\n",
 		atomic_long_read(&n_calls), atomic_long_read(&n_reg),
 		atomic_long_read(&n_unreg), atomic_long_read(&n_batch),
 		atomic_long_read(&n_toggle), atomic_long_read(&n_world),
 		atomic_long_read(&n_opt), atomic_long_read(&n_optimized),
-		atomic_long_read(&n_ftrace));
+		atomic_long_read(&n_ftrace), atomic_long_read(&n_mod_loads),
+		atomic_long_read(&n_mod_absent));
 	pr_info("verdict %s lost %ld invented %ld late %ld post %ld wrong %ld errors %ld\n",
 		bad ? "FAIL" : "PASS", atomic_long_read(&n_lost),
 		atomic_long_read(&n_invented), atomic_long_read(&n_late),
@@ -667,7 +798,7 @@ static int __init kprobetorture_init(void)
 
 	if (!torture_init_begin("kprobetorture", verbose))
 		return -EBUSY;
-	for (i = 0; i < NR_TARGETS; i++) {
+	for (i = 0; i < NR_CORE_TARGETS; i++) {
 		ret = find_addresses(&targets[i]);
 		if (ret) {
 			pr_err("%s: no probe addresses: %d\n", targets[i].name, ret);

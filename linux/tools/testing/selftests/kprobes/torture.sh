@@ -3,7 +3,8 @@
 # A short kprobetorture run (CONFIG_KPROBES_TORTURE_TEST): probes on a
 # few functions come and go, one by one and in batches, are disabled and
 # enabled, and the global knobs flip, while threads on every CPU call the
-# functions.  The module's verdict line says whether any hit was lost or
+# functions, and a module of probed functions (kprobetorture_mod) is loaded
+# and unloaded.  The module's verdict line says whether any hit was lost or
 # invented, any handler ran after unregistration, or any call returned a
 # wrong value.  KPROBETORTURE_DURATION sets the seconds (default 20);
 # KPROBETORTURE_CHECK_POST=1 also fails on a pre_handler run that was not
@@ -18,15 +19,40 @@ rmmod kprobetorture 2>/dev/null
 seen=$(dmesg | grep -c 'kprobetorture: verdict')
 modprobe kprobetorture duration="$D" check_post="$CHECK_POST" ||
 	ksft_fail "cannot load kprobetorture"
+# The companion module of probed functions comes and goes meanwhile.
+loads=0
+churn_module() {
+	while [ ! -e /tmp/kpt_stop ]; do
+		modprobe kprobetorture_mod && loads=$((loads + 1))
+		usleep $((200000 + RANDOM % 800000)) 2>/dev/null || sleep 1
+		rmmod kprobetorture_mod 2>/dev/null
+		usleep $((RANDOM % 300000)) 2>/dev/null || sleep 1
+	done
+	echo "$loads" > /tmp/kpt_loads
+}
+rm -f /tmp/kpt_stop /tmp/kpt_loads
+if [ -n "$(find /lib/modules/"$(uname -r)" -name 'kprobetorture_mod.ko*' 2>/dev/null)" ]; then
+	churn_module &
+	churn_pid=$!
+else
+	churn_pid=
+fi
 waited=0
 while [ "$(dmesg | grep -c 'kprobetorture: verdict')" = "$seen" ]; do
 	[ $waited -lt $((D + 60)) ] || {
+		touch /tmp/kpt_stop
+		[ -n "$churn_pid" ] && wait "$churn_pid"
+		rmmod kprobetorture_mod 2>/dev/null
 		rmmod kprobetorture
 		ksft_fail "no verdict after $waited s"
 	}
 	sleep 1
 	waited=$((waited + 1))
 done
+touch /tmp/kpt_stop
+[ -n "$churn_pid" ] && wait "$churn_pid"
+rmmod kprobetorture_mod 2>/dev/null
+[ -n "$churn_pid" ] && echo "# companion module loaded $(cat /tmp/kpt_loads 2>/dev/null) times"
 rmmod kprobetorture || ksft_fail "cannot unload kprobetorture"
 stats=$(dmesg | grep 'kprobetorture: calls' | tail -n 1 | sed 's/.*kprobetorture: //')
 verdict=$(dmesg | grep 'kprobetorture: verdict' | tail -n 1 | sed 's/.*kprobetorture: //')
