@@ -105,3 +105,35 @@ serve_pid_target() {
 		[ "$(param "$1")" = "$2" ] || fail "$1 is $(param "$1"), not $2 ($3)"
 	}
 }
+
+# Per-task fault injection (/proc/<pid>/fail-nth) for the allocations
+# registration makes: failslab and fail_page_alloc leave sleeping and
+# order-0 allocations alone unless told otherwise.  fault_knobs_on sets
+# them for a sweep (and skips the test without them); fault_knobs_off puts
+# back what was there.
+FAULT_KNOBS_SAVED=
+fault_knob() {
+	[ -f "$1" ] || return 0
+	FAULT_KNOBS_SAVED="$FAULT_KNOBS_SAVED$1=$(cat "$1")
+"
+	echo "$2" > "$1" || ksft_fail "cannot set $1 to $2"
+}
+fault_knobs_on() {
+	fs=/sys/kernel/debug/failslab
+	fp=/sys/kernel/debug/fail_page_alloc
+	[ -e /proc/thread-self/fail-nth ] ||
+		ksft_skip "no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)"
+	[ -d $fs ] ||
+		ksft_skip "no $fs (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+	fault_knob $fs/ignore-gfp-wait N
+	fault_knob $fs/verbose 0
+	fault_knob $fp/ignore-gfp-wait N
+	fault_knob $fp/min-order 0
+	fault_knob $fp/verbose 0
+}
+fault_knobs_off() {
+	echo "$FAULT_KNOBS_SAVED" | while IFS='=' read -r f v; do
+		[ -n "$f" ] && echo "$v" > "$f"
+	done
+	FAULT_KNOBS_SAVED=
+}

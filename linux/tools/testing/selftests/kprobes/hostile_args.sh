@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Hostile arguments to the registration calls, made from inside the
+# kernel: the kprobes_hostile module feeds register_kprobe(),
+# register_kprobes(), register_kretprobe() and uprobe_register() missing,
+# contradictory and out-of-range targets, flags and sizes, and prints one
+# "<class> <case> -> <ok|ERRNO>" line per attempt.  The lines are shown as
+# comments so that two kernels' runs can be diffed.  The test fails when
+# the module reports a FAIL (a probe that took did not fire once, a batch
+# that failed left a probe behind or firing, a probed function returned a
+# wrong value), when the kernel logs a warning meanwhile, or when the
+# debugfs list of probes is longer afterwards.
+# HOSTILE_WAIT bounds the wait for the sweep, in seconds (default 100).
+. "$(dirname "$0")/probe_lib.sh"
+need_probe_fs
+MOD=kprobes_hostile
+KO="$(dirname "$0")/test_modules/$MOD.ko"
+[ -f "$KO" ] || ksft_skip "$KO was not built"
+PROG=$(cd "$(dirname "$0")" && pwd)/uprobe_target
+WAIT=${HOSTILE_WAIT:-100}
+PATTERN='WARNING:|BUG:|Oops|KASAN|UBSAN|refcount_t|suspected memory leak'
+PATTERN="$PATTERN|list_add corruption|list_del corruption|inconsistent lock state"
+
+rmmod $MOD 2>/dev/null
+# The module checks that what registers fires, which takes armed probes.
+knob=$(cat "$KPROBES_DIR/enabled")
+[ "$knob" = 1 ] || echo 1 > "$KPROBES_DIR/enabled"
+restore() { [ "$knob" = 1 ] || echo "$knob" > "$KPROBES_DIR/enabled"; }
+fail() { restore; ksft_fail "$*"; }
+
+listed=$(wc -l < "$KPROBES_DIR/list")
+
+# Everything the kernel logs from here on belongs to this run.
+MARK="kselftest kprobes hostile_args: start $$"
+if echo "$MARK" > /dev/kmsg 2>/dev/null; then
+	since() { dmesg | awk -v m="$MARK" 'f { print } index($0, m) { f = 1 }'; }
+else
+	from=$(($(dmesg | wc -l) + 1))
+	since() { dmesg | tail -n +"$from"; }
+fi
+
+# Our kernel refuses, quietly, what 6.12 answers with a WARN or by linking
+# a probe twice: only there are those cases asked for (the symbol is one
+# only our core has).
+extra=
+grep -q ' kprobe_site_pre_handlers$' /proc/kallsyms &&
+	extra="warn_cases=1 unsafe_cases=1"
+if [ -x "$PROG" ]; then
+	insmod "$KO" uprobe_path="$PROG" $extra || fail "cannot load $KO (see dmesg)"
+else
+	echo "# no $PROG: the uprobe cases are skipped"
+	insmod "$KO" $extra || fail "cannot load $KO (see dmesg)"
+fi
+
+waited=0
+until since | grep -q "$MOD: done "; do
+	# Unloading waits for the sweep, so a stuck one stays loaded.
+	[ "$waited" -lt "$WAIT" ] ||
+		fail "no done line from $MOD after ${WAIT}s (left loaded): $(since | tail -n 3)"
+	sleep 1
+	waited=$((waited + 1))
+done
+rmmod $MOD || fail "cannot unload $MOD"
+restore
+
+since | grep "$MOD: " | sed "s/.*$MOD: /# /"
+
+fails=$(since | grep -c "$MOD: FAIL")
+[ "$fails" = 0 ] || ksft_fail "$fails failed checks (see the FAIL lines above)"
+warned=$(since | grep -E "$PATTERN")
+[ -z "$warned" ] ||
+	ksft_fail "the kernel complained: $(echo "$warned" | head -n 3)"
+now=$(wc -l < "$KPROBES_DIR/list")
+[ "$now" -le "$listed" ] ||
+	ksft_fail "$KPROBES_DIR/list grew from $listed to $now lines: $(cat "$KPROBES_DIR/list")"
+ksft_pass "$(since | grep "$MOD: done " | tail -n 1 | sed "s/.*$MOD: done //")"

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A uprobes torture run: the uprobes_torture module registers and
+# unregisters consumers (entry, return, both, with and without a filter;
+# several per site; synced one by one and in batches) on the functions
+# of a running uprobe_torture_target, whose threads call them and check
+# every result while it forks children that call them and exec it anew.
+# The module's verdict says whether any hit in the target was lost or
+# invented, or any handler ran after its unregistration was synced; the
+# target says whether any result was wrong or any child failed (killed
+# by SIGTRAP, say).  The kernel must log no warning meanwhile.
+# UPROBE_TORTURE_DURATION sets the seconds (default 20).
+. "$(dirname "$0")/probe_lib.sh"
+D=${UPROBE_TORTURE_DURATION:-20}
+MOD=uprobes_torture
+DIR=$(cd "$(dirname "$0")" && pwd)
+PROG=$DIR/uprobe_torture_target
+KO=$DIR/test_modules/$MOD.ko
+T=/tmp/uprobe_torture.$$
+PATTERN='WARNING:|BUG:|Oops|KASAN|refcount_t|list_add corruption'
+PATTERN="$PATTERN|list_del corruption|inconsistent lock state|circular locking"
+PATTERN="$PATTERN|possible recursive locking"
+
+[ "$(id -u)" -eq 0 ] || ksft_skip "must run as root"
+[ -x "$PROG" ] || ksft_skip "no $PROG"
+[ -f "$KO" ] || ksft_skip "$KO was not built"
+if [ -r /proc/kallsyms ] && ! grep -q ' uprobe_register$' /proc/kallsyms; then
+	ksft_skip "no uprobes in this kernel (CONFIG_UPROBES)"
+fi
+rmmod $MOD 2>/dev/null
+
+warnings() { dmesg | grep -c -E "$PATTERN"; }
+verdicts() { dmesg | grep -c "$MOD: verdict"; }
+before=$(warnings)
+seen=$(verdicts)
+
+TPID=
+# Stop the target (if running) and the module; keep what they said.
+finish() {
+	if [ -n "$TPID" ]; then
+		touch $T.stop
+		wait "$TPID"
+		status=$?
+		TPID=
+	fi
+	rmmod $MOD 2>/dev/null
+}
+fail() {
+	finish
+	[ -s $T.err ] && sed 's/^/# target: /' $T.err | head -n 10
+	dmesg | grep "$MOD:" | tail -n 8 | sed 's/^/# /'
+	rm -f $T.out $T.err $T.stop
+	ksft_fail "$*"
+}
+
+rm -f $T.stop
+# --seconds bounds the target should this script die before stopping it.
+"$PROG" --threads 3 --stop-file $T.stop --seconds $((D + 150)) \
+	> $T.out 2> $T.err &
+TPID=$!
+waited=0
+while ! grep -q '^ready ' $T.out 2>/dev/null; do
+	kill -0 "$TPID" 2>/dev/null || fail "the target ended before it was ready"
+	[ $waited -lt 20 ] || fail "the target did not get ready"
+	sleep 1
+	waited=$((waited + 1))
+done
+ready=$(grep '^ready ' $T.out | head -n 1)
+pid=$(echo "$ready" | sed -n 's/.* pid=\([0-9]*\).*/\1/p')
+counters=$(echo "$ready" | sed -n 's/.* counters=\(0x[0-9a-f]*\).*/\1/p')
+offsets=$(echo "$ready" | sed -n 's/.* offsets=\([0-9a-fx,]*\).*/\1/p')
+[ "$pid" = "$TPID" ] && [ -n "$counters" ] && [ -n "$offsets" ] ||
+	fail "cannot parse the target's line: $ready"
+
+insmod "$KO" path="$PROG" pid="$pid" counters="$counters" \
+	offsets="$offsets" duration="$D" ||
+	fail "cannot load $KO (see dmesg)"
+waited=0
+while [ "$(verdicts)" = "$seen" ]; do
+	[ $waited -lt $((D + 60)) ] || fail "no verdict after $waited s"
+	sleep 1
+	waited=$((waited + 1))
+done
+
+finish
+summary=$(grep '^calls=' $T.out | tail -n 1)
+stats=$(dmesg | grep "$MOD: registrations" | tail -n 1 | sed "s/.*$MOD: //")
+verdict=$(dmesg | grep "$MOD: verdict" | tail -n 1 | sed "s/.*$MOD: //")
+echo "# $stats"
+echo "# target: $summary"
+after=$(warnings)
+
+case "$verdict" in
+"verdict PASS"*) ;;
+*) fail "$verdict" ;;
+esac
+[ "$status" = 0 ] || fail "the target failed (status $status): $summary"
+[ -n "$summary" ] || fail "the target printed no summary"
+[ "$after" = "$before" ] ||
+	fail "the kernel warned: $(dmesg | grep -E "$PATTERN" | tail -n 3)"
+rm -f $T.out $T.err $T.stop
+ksft_pass "$D s: $verdict; $summary"
