@@ -3,22 +3,25 @@
 #   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug|preempt]
 #   make run | make shell [ARCH=...] [VARIANT=...]
 #   make bench [ARCH=...]   probe costs, ours against upstream (README)
+#   make torture [DURATION=600] [ARCH=...]   kprobetorture and the fault and
+#       input sweeps in FLAVOR=debug (README)
 #   make clients [ARCH=...] [VARIANT=...]   bpftrace, perf... on a Debian guest
 #   make debian-shell [ARCH=...]   a shell in that guest
 #   make series | make build | make setup | make clean
 
 VARIANT ?= ours
 FLAVOR ?= default
+DURATION ?= 600
 # Empty ARCH means every arch for check/build, x86_64 for run/shell.
 ARCHES := $(if $(ARCH),$(ARCH),x86_64 arm64)
 ONE_ARCH := $(if $(ARCH),$(ARCH),x86_64)
 S := scripts
 ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)
 
-.PHONY: help setup build check check-all clients debian-shell bench run shell series clean distclean
+.PHONY: help setup build check check-all clients debian-shell bench torture run shell series clean distclean
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(S)/setup.sh
@@ -39,6 +42,10 @@ clients: setup
 
 debian-shell: setup
 	@$(ENV) ARCH=$(ONE_ARCH) $(S)/clients.sh shell
+
+torture: setup
+	@VARIANT=$(VARIANT) $(if $(filter default,$(FLAVOR)),,FLAVOR=$(FLAVOR)) \
+		ARCHES="$(ARCHES)" DURATION=$(DURATION) $(S)/torture.sh
 
 bench:
 	@$(S)/setup.sh --bench

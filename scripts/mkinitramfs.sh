@@ -54,6 +54,7 @@ ln "$root/bin/busybox" "$root/bin/sh"
 cp "$top/scripts/guest/init" "$root/init"
 cp "$top/scripts/guest/run.sh" "$root/etc/harness/run.sh"
 cp "$top/scripts/guest/bench.sh" "$root/etc/harness/bench.sh"
+cp "$top/scripts/guest/torture.sh" "$root/etc/harness/torture.sh"
 cp "$top/scripts/guest/clients-boot.sh" "$root/etc/harness/clients-boot.sh"
 # The client cases (make clients), with their programs and compiled
 # SystemTap scripts when built.

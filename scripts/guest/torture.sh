@@ -1,0 +1,78 @@
+#!/bin/sh
+# `make torture` inside the guest: the long kprobetorture run, then the
+# fault-injection and bad-input sweeps, then a kmemleak scan, each printed
+# as a case of one KTAP suite ("torture") for verdict.py.  The KUnit
+# fault sweep (fault_kunit.sh loads it) prints its own suite as well.
+# usage: torture.sh SECONDS
+d=${1:-600}
+ksft=/tests/kselftest/kprobes
+n=0
+verdict=ok
+results=
+
+# Run a kselftest script of the kprobes collection as one case.
+case_of() {
+	name=$1
+	shift
+	n=$((n + 1))
+	if [ ! -x "$ksft/$name" ]; then
+		results="$results
+    ok $n $name # SKIP not built"
+		return
+	fi
+	out=$(cd "$ksft" && env "$@" timeout $((d + 900)) "./$name" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/    # /'
+	case $rc in
+	0) line="ok $n $name" ;;
+	4) line="ok $n $name # SKIP" ;;
+	*) line="not ok $n $name # exit code $rc"; verdict="not ok" ;;
+	esac
+	results="$results
+    $line"
+}
+
+# Unreferenced objects kmemleak finds once the runs are over.  Only those
+# allocated on our paths fail the run; any other is shown, as a comment.
+probe_paths='kprobe|uprobe|rethook|kretprobe|torture|trace_probe|optprobe'
+kmemleak_case() {
+	n=$((n + 1))
+	f=/sys/kernel/debug/kmemleak
+	if [ ! -e $f ]; then
+		results="$results
+    ok $n kmemleak # SKIP no kmemleak in this kernel"
+		return
+	fi
+	# An object is reported once it has gone unreferenced for a while:
+	# scan, let the young ones age, scan again.
+	echo scan > $f
+	sleep 6
+	echo scan > $f
+	cat $f > /tmp/kmemleak.txt
+	total=$(grep -c '^unreferenced object' /tmp/kmemleak.txt)
+	ours=$(grep -c -E "$probe_paths" /tmp/kmemleak.txt)
+	sed 's/^/    # /' /tmp/kmemleak.txt | head -n 300
+	echo "    # kmemleak: $total unreferenced objects, $ours backtrace lines on probe paths"
+	if [ "$ours" -gt 0 ]; then
+		results="$results
+    not ok $n kmemleak # objects leaked on probe paths"
+		verdict="not ok"
+	else
+		results="$results
+    ok $n kmemleak"
+	fi
+}
+
+echo "    KTAP version 1"
+echo "    # Subtest: torture"
+echo "    # duration $d s"
+case_of torture.sh KPROBETORTURE_DURATION="$d" KPROBETORTURE_CHECK_POST=1
+case_of uprobe_torture.sh UPROBE_TORTURE_DURATION="$d"
+case_of fault_kunit.sh
+case_of fault_sweep.sh
+case_of hostile_args.sh
+case_of probe_fuzz.sh PROBE_FUZZ_SECONDS=$((d / 4 + 30)) PROBE_FUZZ_COUNT=$((d * 40 + 4000))
+kmemleak_case
+echo "    1..$n"
+echo "$results" | sed '/^$/d'
+echo "$verdict 1 torture"
