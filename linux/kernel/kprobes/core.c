@@ -703,7 +703,8 @@ out_restore:
 
 /**
  * register_kprobe() - plant a probe
- * @probe: the probe; set @addr or @symbol_name (+ @offset) and the handlers
+ * @probe: the probe, zeroed and then given @addr or @symbol_name
+ *         (+ @offset) and the handlers
  *
  * Return: 0 once the probe is live (or registered disabled, when
  * KPROBE_FLAG_DISABLED is set); @probe->addr then holds the probed address.

@@ -121,8 +121,10 @@ static struct kprobe_chain *chain_alloc(struct kprobe_site *site)
  * The site's own post_handler says "some probe on the chain has one" to
  * the optimizer, which gives no jump to such a site: a hit that traps
  * after the instruction resumes right behind it, inside the jump.  So a
- * chain with a post_handler goes out only once the jump is out, and the
- * site's mark goes only once such a chain is gone.  A hit that came in
+ * chain with a post_handler goes out only once the jump is out.  The
+ * mark goes as soon as the chain without one is out: hits on the old
+ * chain may still be stepping, but the optimizer waits for every hit in
+ * flight before it writes a jump again.  A hit that came in
  * through the jump before it went out and meets the new chain passes
  * its post_handler probes by (see __kprobe_run_site_pre_handlers()).
  */
