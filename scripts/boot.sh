@@ -15,7 +15,7 @@ initrd=$out/initramfs/$tag.cpio.gz
 [ -f "$initrd" ] || die "no initramfs at $initrd"
 
 timeout_s=${BOOT_TIMEOUT:-600}
-append="console=$console panic=-1 oops=panic harness=$job $kernel_args $*"
+append="console=$console log_buf_len=8M panic=-1 oops=panic harness=$job $kernel_args $*"
 # `make run` shows what the samples print, not the boot log.
 [ "$job" = run ] && append="$append quiet"
 qemu=("${qemu_cmd[@]}" -smp 2 -m 2G -no-reboot -kernel "$kernel"

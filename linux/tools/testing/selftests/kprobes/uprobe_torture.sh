@@ -45,6 +45,8 @@ finish() {
 	fi
 	rmmod $MOD 2>/dev/null
 }
+# A kselftest timeout sends TERM: stop the target and the module first.
+trap 'finish; exit 1' INT TERM
 fail() {
 	finish
 	[ -s $T.err ] && sed 's/^/# target: /' $T.err | head -n 10
@@ -94,6 +96,13 @@ case "$verdict" in
 "verdict PASS"*) ;;
 *) fail "$verdict" ;;
 esac
+# A run that never registered, hit or forked proves nothing.
+for what in registrations hits returns foreign; do
+	n=$(echo " $stats" | sed -n "s/.* $what \([0-9]*\).*/\1/p")
+	[ "${n:-0}" -gt 0 ] || fail "no $what in the run: $stats"
+done
+children=$(echo "$summary" | sed -n 's/.*children=\([0-9]*\).*/\1/p')
+[ "${children:-0}" -gt 0 ] || fail "the target forked no child: $summary"
 [ "$status" = 0 ] || fail "the target failed (status $status): $summary"
 [ -n "$summary" ] || fail "the target printed no summary"
 [ "$after" = "$before" ] ||
