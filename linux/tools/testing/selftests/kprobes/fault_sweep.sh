@@ -51,7 +51,9 @@ new_messages() {
 		dmesg | tail -n +$((lines + 1))
 	fi
 }
-[ -f $KL ] && { echo clear > $KL; } 2>/dev/null
+# Report what leaked before the sweep, then set it aside: only objects
+# leaked from here on are this test's.
+[ -f $KL ] && { echo scan > $KL; echo clear > $KL; } 2>/dev/null
 
 "$PROG"
 rc=$?
