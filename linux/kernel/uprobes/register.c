@@ -184,10 +184,11 @@ static int walk_mms(struct uprobe *uprobe, struct uprobe_consumer *added)
  * Taking @uprobe's breakpoints out failed in some mm (no memory, or a
  * fatal signal cut the page access short) or in all (the list of them
  * could not be made), so breakpoints may be left: the probe stays, for
- * good, with a reference nobody drops, as it would be leaked anyway.  A thread that runs into a stray
- * breakpoint then still finds it, runs the instruction and, no consumer
- * wanting its mm, takes the breakpoint out (run_handlers() in hit.c),
- * where a freed probe would leave it a SIGTRAP.
+ * good, with a reference nobody drops, as it would be leaked anyway.  A
+ * thread that runs into a stray breakpoint then still finds it, runs the
+ * instruction and, no consumer wanting its mm, takes the breakpoint out
+ * (run_handlers() in hit.c), where a freed probe would leave it a
+ * SIGTRAP.
  */
 static void keep_for_strays(struct uprobe *uprobe)
 {

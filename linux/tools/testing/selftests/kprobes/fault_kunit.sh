@@ -40,7 +40,8 @@ echo "$log" | sed -n 's/^\(\[[ 0-9.]*\] \)\{0,1\}/# /p' |
 	grep -E 'kpf_|Expected|kprobes_fault' | head -n 60
 bad=$(echo "$log" | grep -E "$PATTERN")
 [ -z "$bad" ] || ksft_fail "the kernel complained: $(echo "$bad" | head -n 3)"
-result=$(echo "$log" | grep -E '^(\[[ 0-9.]*\] )?(not )?ok [0-9]+ kprobes_fault( # SKIP.*)?$' | tail -n 1)
+suite='(not )?ok [0-9]+ kprobes_fault( # SKIP.*)?$'
+result=$(echo "$log" | grep -E "^(\[[ 0-9.]*\] )?$suite" | tail -n 1)
 case "$result" in
 *"not ok"*) ksft_fail "the kprobes_fault suite failed" ;;
 *"# SKIP"*) ksft_skip "the kprobes_fault suite skipped: $result" ;;
