@@ -1429,6 +1429,9 @@ static void uprobe_cases(void)
 			uprobe_unregister_nosync(first, &uc_count);
 			uprobe_unregister_sync();
 			ret = r2;
+			/* Asked for only where it is safe: it must be refused. */
+			if (!r2)
+				fail("uprobe same_consumer_twice: registered twice");
 		}
 		report("uprobe", "same_consumer_twice", ret);
 	}
@@ -1460,6 +1463,8 @@ static void unsafe_kprobe_cases(void)
 		kp_a.addr = where;
 		unregister_kprobe(&kp_a);
 		ret = r2;
+		if (!r2)
+			fail("kprobe reregister_moved: a live probe registered again");
 	}
 	report("kprobe", "reregister_moved", ret);
 }
