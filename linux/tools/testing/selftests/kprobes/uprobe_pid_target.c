@@ -9,6 +9,11 @@
  *   poke           put a breakpoint of our own at dead(); print "poked"
  *   anon           print the kB of private copies in our text mapping
  *   exec N         exec "uprobe_pid_target call N" (which prints the sum)
+ *   reexec         exec "uprobe_pid_target serve" (which prints addresses)
+ *   forkloop N     fork N children one after the other; each calls work()
+ *                  and then looks at its first bytes; print how many
+ *                  children still had a breakpoint there, or got a
+ *                  wrong result
  * "uprobe_pid_target call N" calls work() N times, prints the sum and
  * the kB of private copies in its text, and exits.
  */
@@ -71,6 +76,33 @@ static long text_anon_kb(void)
 	return kb;
 }
 
+/* work()'s first bytes before anything probed it. */
+static unsigned int work_orig;
+
+static int work_changed(void)
+{
+	unsigned int now;
+
+	memcpy(&now, (void *)work, sizeof(now));
+	return now != work_orig;
+}
+
+static long fork_loop(long n)
+{
+	long i, bad = 0;
+	int status;
+
+	for (i = 0; i < n; i++) {
+		pid_t p = fork();
+
+		if (!p)
+			_exit(calls(2) != 5 || work_changed());
+		if (p < 0 || waitpid(p, &status, 0) != p || status)
+			bad++;
+	}
+	return bad;
+}
+
 static void poke(void)
 {
 	unsigned long page = (unsigned long)dead & ~(getpagesize() - 1UL);
@@ -101,6 +133,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 2 || strcmp(argv[1], "serve"))
 		return 1;
+	memcpy(&work_orig, (void *)work, sizeof(work_orig));
 	printf("%#lx %#lx\n", (unsigned long)work, (unsigned long)dead);
 	while (fgets(line, sizeof(line), stdin)) {
 		if (sscanf(line, "call %ld", &a) == 1) {
@@ -130,6 +163,11 @@ int main(int argc, char **argv)
 			printf("poked\n");
 		} else if (!strncmp(line, "anon", 4)) {
 			printf("%ld\n", text_anon_kb());
+		} else if (sscanf(line, "forkloop %ld", &a) == 1) {
+			printf("%ld\n", fork_loop(a));
+		} else if (!strncmp(line, "reexec", 6)) {
+			execl("/proc/self/exe", argv[0], "serve", NULL);
+			return 2;
 		} else if (sscanf(line, "exec %ld", &a) == 1) {
 			snprintf(self, sizeof(self), "%ld", a);
 			execl("/proc/self/exe", argv[0], "call", self, NULL);
