@@ -148,10 +148,13 @@ struct uprobe_addr_cache;
  * struct uprobes_state - per-mm state, NULL until a hit needs it
  * @xol_area: the slots and the return trampoline
  * @addr_cache: the probed addresses hits have seen, with their files
+ * @nr_pid_probes: process probes on this mm (forks of an mm without
+ *	any skip their fixing up); changed under the process probes' lock
  */
 struct uprobes_state {
 	struct xol_area			*xol_area;
 	struct uprobe_addr_cache	*addr_cache;
+	unsigned int			nr_pid_probes;
 };
 
 void __init uprobes_init(void);
@@ -219,6 +222,8 @@ enum uprobe_type {
  * itself when the process execs or exits (unregistering it afterwards
  * does nothing).
  */
+struct pid_op;
+
 struct pid_uprobe {
 	pid_t			pid;
 	unsigned long		vaddr;
@@ -234,10 +239,10 @@ struct pid_uprobe {
 	struct uprobe		*point;
 	struct mm_struct	*mm;
 	struct list_head	node;
-	struct callback_head	deferred;
+	struct pid_op		*op;	/* a call queued by a handler */
+	struct pid_op		*spare;	/* for an unregister from a handler */
 	int			state;
 	u8			type;
-	u8			deferred_op;
 };
 
 struct pid_uretprobe;

@@ -466,8 +466,12 @@ void uprobe_end_dup_mmap(void)
  */
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
-	/* The copied mm_struct points at the parent's table. */
+	/*
+	 * The copied mm_struct points at the parent's table and counts the
+	 * parent's process probes.
+	 */
 	uprobe_addr_cache_drop(newmm);
+	newmm->uprobes_state.nr_pid_probes = 0;
 	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
 		set_bit(MMF_HAS_UPROBES, &newmm->flags);
 }
