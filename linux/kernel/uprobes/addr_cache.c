@@ -19,6 +19,7 @@
  * owner, and a copy is dropped by uprobe_dup_mmap() (or ignored, if the
  * fork fails before that).
  */
+#include <kunit/static_stub.h>
 #include <linux/hash.h>
 #include <linux/seqlock.h>
 #include <linux/slab.h>
@@ -49,6 +50,13 @@ static struct uprobe_addr_cache *cache_of(struct mm_struct *mm)
 	/* Pairs with the release in uprobe_addr_cache_begin(): complete. */
 	c = smp_load_acquire(&mm->uprobes_state.addr_cache);
 	return c && c->owner == mm ? c : NULL;
+}
+
+static struct uprobe_addr_cache *cache_alloc(void)
+{
+	/* The KUnit cases make this fail (addr_cache_kunit.c). */
+	KUNIT_STATIC_STUB_REDIRECT(cache_alloc);
+	return kmalloc(sizeof(struct uprobe_addr_cache), GFP_KERNEL);
 }
 
 static struct uprobe_addr_entry *entry_of(struct uprobe_addr_cache *c,
@@ -103,7 +111,7 @@ void uprobe_addr_cache_begin(struct mm_struct *mm, unsigned long *gen)
 	int i;
 
 	if (!c) {
-		c = kmalloc(sizeof(*c), GFP_KERNEL);
+		c = cache_alloc();
 		if (!c)
 			return;
 		c->owner = mm;
@@ -187,3 +195,7 @@ void uprobe_addr_cache_drop(struct mm_struct *mm)
 	kfree(cache_of(mm));
 	mm->uprobes_state.addr_cache = NULL;
 }
+
+#ifdef CONFIG_UPROBES_KUNIT_TEST
+#include "addr_cache_kunit.c"
+#endif
