@@ -28,6 +28,12 @@
 
 #define ADDR_CACHE_BITS		4
 #define ADDR_CACHE_NONE		(~0UL)	/* never a user address */
+/*
+ * The generation handed out when there is no table: a table starts at 0
+ * and would need 2^64 invalidations to reach it, so a hit that read the
+ * vma before any table existed never stores into one made after.
+ */
+#define ADDR_CACHE_NO_GEN	(~0UL)
 
 struct uprobe_addr_entry {
 	unsigned long		vaddr;
@@ -110,6 +116,12 @@ void uprobe_addr_cache_begin(struct mm_struct *mm, unsigned long *gen)
 	struct uprobe_addr_cache *c = cache_of(mm), *old;
 	int i;
 
+	/*
+	 * Without a table no unmap leaves a trace: what the vma says now
+	 * may be stale by the time another hit has made one, so nothing
+	 * read under this call may be stored.
+	 */
+	*gen = ADDR_CACHE_NO_GEN;
 	if (!c) {
 		c = cache_alloc();
 		if (!c)
@@ -148,7 +160,7 @@ void uprobe_addr_cache_store(struct mm_struct *mm, unsigned long gen,
 	struct uprobe_addr_cache *c = cache_of(mm);
 	struct uprobe_addr_entry *e;
 
-	if (!c)
+	if (!c || gen == ADDR_CACHE_NO_GEN)
 		return;
 	e = entry_of(c, vaddr);
 	write_seqlock(&c->lock);
