@@ -62,7 +62,17 @@ static int breakpoint_at(unsigned long vaddr)
 {
 	uprobe_opcode_t cur, bp = UPROBE_SWBP_INSN;
 
-	if (copy_from_user(&cur, (void __user *)vaddr, sizeof(cur)))
+	/*
+	 * Text may be execute-only (PROT_EXEC with x86 protection keys or
+	 * arm64 EPAN): the user access faults although the thread just
+	 * ran the instruction.  A forced read through the page tables, as
+	 * a debugger's, still sees it; without it the caller would take
+	 * the breakpoint for one just removed and send the thread back
+	 * onto it for ever.
+	 */
+	if (copy_from_user(&cur, (void __user *)vaddr, sizeof(cur)) &&
+	    access_remote_vm(current->mm, vaddr, &cur, sizeof(cur),
+			     FOLL_FORCE) != sizeof(cur))
 		return -EFAULT;
 	return !memcmp(&cur, &bp, sizeof(cur));
 }
