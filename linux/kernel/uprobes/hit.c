@@ -251,7 +251,9 @@ static void handle_breakpoint(struct pt_regs *regs)
 
 	idx = srcu_read_lock(&uprobes_srcu);
 	u = find_probe(vaddr);
-	if (!u || !test_bit(UPROBE_PREPARED, &u->flags) || u->prepare_err) {
+	/* Acquire: pairs with uprobe_prepare() publishing the port's copy. */
+	if (!u || !test_bit_acquire(UPROBE_PREPARED, &u->flags) ||
+	    u->prepare_err) {
 		/*
 		 * Not a probe: either the breakpoint was just taken out
 		 * (run the instruction again, now restored), or it is the

@@ -92,7 +92,8 @@ int uprobe_prepare(struct uprobe *uprobe, struct file *file)
 	u8 text[MAX_UINSN_BYTES];
 	int n, ret;
 
-	if (test_bit(UPROBE_PREPARED, &uprobe->flags))
+	/* Pairs with the barrier before set_bit() below. */
+	if (test_bit_acquire(UPROBE_PREPARED, &uprobe->flags))
 		return READ_ONCE(uprobe->prepare_err);
 
 	mutex_lock(&prepare_lock);
@@ -112,7 +113,11 @@ int uprobe_prepare(struct uprobe *uprobe, struct file *file)
 		ret = arch_uprobe_prepare(&uprobe->arch, text, n);
 	}
 	WRITE_ONCE(uprobe->prepare_err, ret);
-	/* The verdict and the copy before the flag that publishes them. */
+	/*
+	 * The verdict, the opcode and the port's copy before the flag
+	 * that publishes them: hits read them locklessly once they see
+	 * the flag (test_bit_acquire() in hit.c and above).
+	 */
 	smp_mb__before_atomic();
 	set_bit(UPROBE_PREPARED, &uprobe->flags);
 out:
