@@ -19,6 +19,7 @@
  * owner, and a copy is dropped by uprobe_dup_mmap() (or ignored, if the
  * fork fails before that).
  */
+#include <kunit/static_stub.h>
 #include <linux/hash.h>
 #include <linux/seqlock.h>
 #include <linux/slab.h>
@@ -27,6 +28,12 @@
 
 #define ADDR_CACHE_BITS		4
 #define ADDR_CACHE_NONE		(~0UL)	/* never a user address */
+/*
+ * The generation handed out when there is no table: a table starts at 0
+ * and would need 2^64 invalidations to reach it, so a hit that read the
+ * vma before any table existed never stores into one made after.
+ */
+#define ADDR_CACHE_NO_GEN	(~0UL)
 
 struct uprobe_addr_entry {
 	unsigned long		vaddr;
@@ -49,6 +56,13 @@ static struct uprobe_addr_cache *cache_of(struct mm_struct *mm)
 	/* Pairs with the release in uprobe_addr_cache_begin(): complete. */
 	c = smp_load_acquire(&mm->uprobes_state.addr_cache);
 	return c && c->owner == mm ? c : NULL;
+}
+
+static struct uprobe_addr_cache *cache_alloc(void)
+{
+	/* The KUnit cases make this fail (addr_cache_kunit.c). */
+	KUNIT_STATIC_STUB_REDIRECT(cache_alloc);
+	return kmalloc(sizeof(struct uprobe_addr_cache), GFP_KERNEL);
 }
 
 static struct uprobe_addr_entry *entry_of(struct uprobe_addr_cache *c,
@@ -102,8 +116,14 @@ void uprobe_addr_cache_begin(struct mm_struct *mm, unsigned long *gen)
 	struct uprobe_addr_cache *c = cache_of(mm), *old;
 	int i;
 
+	/*
+	 * Without a table no unmap leaves a trace: what the vma says now
+	 * may be stale by the time another hit has made one, so nothing
+	 * read under this call may be stored.
+	 */
+	*gen = ADDR_CACHE_NO_GEN;
 	if (!c) {
-		c = kmalloc(sizeof(*c), GFP_KERNEL);
+		c = cache_alloc();
 		if (!c)
 			return;
 		c->owner = mm;
@@ -140,7 +160,7 @@ void uprobe_addr_cache_store(struct mm_struct *mm, unsigned long gen,
 	struct uprobe_addr_cache *c = cache_of(mm);
 	struct uprobe_addr_entry *e;
 
-	if (!c)
+	if (!c || gen == ADDR_CACHE_NO_GEN)
 		return;
 	e = entry_of(c, vaddr);
 	write_seqlock(&c->lock);
@@ -187,3 +207,7 @@ void uprobe_addr_cache_drop(struct mm_struct *mm)
 	kfree(cache_of(mm));
 	mm->uprobes_state.addr_cache = NULL;
 }
+
+#ifdef CONFIG_UPROBES_KUNIT_TEST
+#include "addr_cache_kunit.c"
+#endif

@@ -62,7 +62,17 @@ static int breakpoint_at(unsigned long vaddr)
 {
 	uprobe_opcode_t cur, bp = UPROBE_SWBP_INSN;
 
-	if (copy_from_user(&cur, (void __user *)vaddr, sizeof(cur)))
+	/*
+	 * Text may be execute-only (PROT_EXEC with x86 protection keys or
+	 * arm64 EPAN): the user access faults although the thread just
+	 * ran the instruction.  A forced read through the page tables, as
+	 * a debugger's, still sees it; without it the caller would take
+	 * the breakpoint for one just removed and send the thread back
+	 * onto it for ever.
+	 */
+	if (copy_from_user(&cur, (void __user *)vaddr, sizeof(cur)) &&
+	    access_remote_vm(current->mm, vaddr, &cur, sizeof(cur),
+			     FOLL_FORCE) != sizeof(cur))
 		return -EFAULT;
 	return !memcmp(&cur, &bp, sizeof(cur));
 }
@@ -241,7 +251,9 @@ static void handle_breakpoint(struct pt_regs *regs)
 
 	idx = srcu_read_lock(&uprobes_srcu);
 	u = find_probe(vaddr);
-	if (!u || !test_bit(UPROBE_PREPARED, &u->flags) || u->prepare_err) {
+	/* Acquire: pairs with uprobe_prepare() publishing the port's copy. */
+	if (!u || !test_bit_acquire(UPROBE_PREPARED, &u->flags) ||
+	    u->prepare_err) {
 		/*
 		 * Not a probe: either the breakpoint was just taken out
 		 * (run the instruction again, now restored), or it is the

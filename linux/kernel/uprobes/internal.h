@@ -19,6 +19,8 @@
  *   uprobe->register_rwsem (one registration change at a time)
  *   mmap_lock of an mm being walked
  *   uprobe->consumer_lock (the consumer list, for writers)
+ *   uprobe->prepare_lock (reading the file once; also under the
+ *     mmap_lock of an mm being mapped, held for writing)
  *   uprobes_tree_lock (the rbtree and the hash, for writers)
  */
 #ifndef _KERNEL_UPROBES_INTERNAL_H
@@ -42,6 +44,7 @@ struct uprobe {
 	loff_t			ref_ctr_offset;
 	struct rw_semaphore	register_rwsem;	/* one change at a time */
 	struct mutex		consumer_lock;	/* writers of @consumers */
+	struct mutex		prepare_lock;	/* one uprobe_prepare() */
 	struct list_head	consumers;	/* RCU (uprobes_srcu) */
 	unsigned long		flags;
 	int			prepare_err;	/* the port's verdict */

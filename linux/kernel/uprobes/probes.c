@@ -146,6 +146,7 @@ struct uprobe *uprobe_get_or_create(struct inode *inode, loff_t offset,
 	new->ref_ctr_offset = ref_ctr_offset;
 	init_rwsem(&new->register_rwsem);
 	mutex_init(&new->consumer_lock);
+	mutex_init(&new->prepare_lock);
 	INIT_LIST_HEAD(&new->consumers);
 
 again:

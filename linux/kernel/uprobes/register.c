@@ -376,6 +376,17 @@ void uprobe_leave_current_mm(struct uprobe *uprobe, unsigned long vaddr)
 {
 	struct mm_struct *mm = current->mm;
 
+	/*
+	 * A hit finds its probe under SRCU only, and the consumer that
+	 * asked for removal may have been unregistered meanwhile, taking
+	 * the probe's last reference with it.  A new probe at the same
+	 * inode:offset then owns the breakpoint, and removing "ours" would
+	 * write the original instruction over it.  While we hold a
+	 * reference no other probe can exist there, so the breakpoint is
+	 * ours to take out.
+	 */
+	if (!uprobe_tryget(uprobe))
+		return;
 	down_read(&uprobe->register_rwsem);
 	if (!uprobe_wanted_by(uprobe, mm)) {
 		mmap_read_lock(mm);
@@ -384,6 +395,7 @@ void uprobe_leave_current_mm(struct uprobe *uprobe, unsigned long vaddr)
 		mmap_read_unlock(mm);
 	}
 	up_read(&uprobe->register_rwsem);
+	uprobe_put(uprobe);
 }
 
 /* ---- Hooks of the mm code ---- */

@@ -75,8 +75,6 @@ static int read_file_text(struct inode *inode, struct file *file,
 	return done;
 }
 
-static DEFINE_MUTEX(prepare_lock);
-
 /**
  * uprobe_prepare() - have the port look at the probed instruction
  * @uprobe: the probe
@@ -92,10 +90,19 @@ int uprobe_prepare(struct uprobe *uprobe, struct file *file)
 	u8 text[MAX_UINSN_BYTES];
 	int n, ret;
 
-	if (test_bit(UPROBE_PREPARED, &uprobe->flags))
+	/* Pairs with the barrier before set_bit() below. */
+	if (test_bit_acquire(UPROBE_PREPARED, &uprobe->flags))
 		return READ_ONCE(uprobe->prepare_err);
 
-	mutex_lock(&prepare_lock);
+	/*
+	 * Per probe: the file may be read here (I/O), and uprobe_mmap()
+	 * calls this with the mapping mm's mmap_lock held for writing.  A
+	 * global lock would let one slow file stall every mmap of a probed
+	 * file in the system, and tie unrelated files together: a FUSE
+	 * server mapping a probed library would wait behind a client's
+	 * mmap that waits for that server to read a file it serves.
+	 */
+	mutex_lock(&uprobe->prepare_lock);
 	ret = READ_ONCE(uprobe->prepare_err);
 	if (test_bit(UPROBE_PREPARED, &uprobe->flags))
 		goto out;
@@ -112,11 +119,15 @@ int uprobe_prepare(struct uprobe *uprobe, struct file *file)
 		ret = arch_uprobe_prepare(&uprobe->arch, text, n);
 	}
 	WRITE_ONCE(uprobe->prepare_err, ret);
-	/* The verdict and the copy before the flag that publishes them. */
+	/*
+	 * The verdict, the opcode and the port's copy before the flag
+	 * that publishes them: hits read them locklessly once they see
+	 * the flag (test_bit_acquire() in hit.c and above).
+	 */
 	smp_mb__before_atomic();
 	set_bit(UPROBE_PREPARED, &uprobe->flags);
 out:
-	mutex_unlock(&prepare_lock);
+	mutex_unlock(&uprobe->prepare_lock);
 	return ret;
 }
 
