@@ -81,6 +81,11 @@ static __always_inline bool branch_target_fault(struct kprobe *probe,
  * Simulated classes finish here; the rest go to their slot with DAIF
  * masked, so nothing runs on this CPU between the copy and the BRK after
  * it.
+ *
+ * The status says "executing the instruction" from here on, simulated or
+ * not: a probe hit inside a simulator must see a reentered hit as one
+ * (and give up rather than overwrite the outer hit's saved state), and a
+ * fault there is not one of the handlers' to answer.
  */
 static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 				  struct kprobe_ctlblk *kcb, bool reentered)
@@ -88,6 +93,7 @@ static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 	typeof(probe->ainsn.simulate) simulate = probe->ainsn.simulate;
 	u64 pstate;
 
+	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;
 	if (simulate) {
 		if (likely(!branch_target_fault(probe, regs)) &&
 		    simulate(probe->opcode, (unsigned long)probe->addr, regs,
@@ -107,7 +113,6 @@ static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 		return DBG_HOOK_ERROR;
 	}
 	pstate = regs->pstate;
-	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;
 	kcb->saved_daif = pstate & DAIF_MASK;
 	regs->pstate = pstate | DAIF_MASK;
 	regs->pc = (unsigned long)probe->ainsn.insn;
@@ -138,9 +143,11 @@ NOKPROBE_SYMBOL(reenter);
  */
 static noinline int no_probe_at(kprobe_opcode_t *addr)
 {
-	u32 insn;
+	__le32 insn;
 
-	if (!aarch64_insn_read(addr, &insn) && insn != BRK64_OPCODE_KPROBES)
+	/* Not aarch64_insn_read(): what that calls may be probed. */
+	if (!arm64_kprobe_policy.read(&insn, (unsigned long)addr, sizeof(insn)) &&
+	    le32_to_cpu(insn) != BRK64_OPCODE_KPROBES)
 		return DBG_HOOK_HANDLED;
 	return DBG_HOOK_ERROR;
 }

@@ -20,10 +20,34 @@
 
 #include "decode.h"
 
+/*
+ * Reads a simulated literal load's data, and the word under a BRK with no
+ * probe, inside the BRK handler.  Nothing here may be probed: a probe hit
+ * on top of that hit would be a third level once the hit is a nested
+ * one.  So copy_from_kernel_nofault() (probeable) is open-coded with its
+ * inline accessor; a fault is fixed up through its exception table.
+ * @len is 4, 8 or 16.
+ */
 static int read_kernel_text(void *dst, unsigned long src, size_t len)
 {
-	return copy_from_kernel_nofault(dst, (const void *)src, len) ? -EFAULT : 0;
+	int err = 0;
+
+	pagefault_disable();
+	for (; len >= sizeof(u64); len -= sizeof(u64)) {
+		__get_kernel_nofault(dst, (const void *)src, u64, fault);
+		dst += sizeof(u64);
+		src += sizeof(u64);
+	}
+	if (len)
+		__get_kernel_nofault(dst, (const void *)src, u32, fault);
+out:
+	pagefault_enable();
+	return err;
+fault:
+	err = -EFAULT;
+	goto out;
 }
+NOKPROBE_SYMBOL(read_kernel_text);
 
 const struct arm64_probe_policy arm64_kprobe_policy = {
 	.kernel = true,
