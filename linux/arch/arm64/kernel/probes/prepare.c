@@ -316,9 +316,3 @@ int arch_populate_kprobe_blacklist(void)
 	}
 	return 0;
 }
-
-/* BRKs reach the handlers through debug-monitors.c: nothing to hook. */
-int __init arch_init_kprobes(void)
-{
-	return 0;
-}
