@@ -77,6 +77,25 @@ static struct arm64_probe_verdict classify_msr_imm(u32 insn,
 	return REFUSE("msr to a PSTATE field a step cannot carry");
 }
 
+/* Barriers a step may run: DMB, DSB (and SSBB, PSSBB), DSB nXS, ISB, SB. */
+static bool is_known_barrier(u32 insn)
+{
+	return aarch64_insn_is_dmb(insn) || aarch64_insn_is_dsb_base(insn) ||
+	       aarch64_insn_is_dsb_nxs(insn) || aarch64_insn_is_isb(insn) ||
+	       aarch64_insn_is_sb(insn) || aarch64_insn_is_clrex(insn);
+}
+
+/* SYS and SYSL: cache and TLB maintenance, address translation, ... */
+static bool is_sys(u32 insn)
+{
+	return (insn & 0xffd80000) == 0xd5080000;
+}
+
+/*
+ * The system space (0xd5000000-0xd53fffff).  Only encodings known to run
+ * the same from a slot are stepped: what is unknown here may act on the
+ * pc, or on state the trap around a step changes.
+ */
 static struct arm64_probe_verdict classify_system(u32 insn,
 						  const struct arm64_probe_policy *pol)
 {
@@ -101,6 +120,8 @@ static struct arm64_probe_verdict classify_system(u32 insn,
 	}
 	if (aarch64_insn_is_msr_imm(insn))
 		return classify_msr_imm(insn, pol);
+	if (is_known_barrier(insn) || is_sys(insn))
+		return ACCEPT(ARM64_PROBE_STEP);
 	if (aarch64_insn_is_mrs(insn) || aarch64_insn_is_msr_reg(insn)) {
 		sysreg = aarch64_insn_extract_system_reg(insn);
 		if (!pol->kernel)
@@ -110,9 +131,45 @@ static struct arm64_probe_verdict classify_system(u32 insn,
 				     ARM64_PROBE_MRS_DAIF : ARM64_PROBE_MSR_DAIF);
 		if (sysreg_clobbered_by_trap(sysreg))
 			return REFUSE("system register the trap overwrites");
+		return ACCEPT(ARM64_PROBE_STEP);
 	}
-	/* Barriers, cache and TLB maintenance, other system registers. */
-	return ACCEPT(ARM64_PROBE_STEP);
+	/* TSTART, TCOMMIT, WFET, WFIT, ...: not known to step safely. */
+	return REFUSE("unknown system instruction");
+}
+
+/*
+ * Branches, exception generation and system instructions (op0 0b101x):
+ * an allow-list.  An encoding this file does not know may well be a
+ * branch relative to the pc (CB<cc>, RETAASPPC, ...), which a step would
+ * take relative to the slot.
+ */
+static struct arm64_probe_verdict classify_branch_system(u32 insn,
+							 const struct arm64_probe_policy *pol)
+{
+	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn))
+		return ACCEPT(ARM64_PROBE_B);
+	/* b.cond and (FEAT_HBC) bc.cond, which branches the same way. */
+	if (aarch64_insn_is_bcond(insn))
+		return ACCEPT(ARM64_PROBE_BCOND);
+	if (aarch64_insn_is_cbz(insn) || aarch64_insn_is_cbnz(insn))
+		return ACCEPT(ARM64_PROBE_CBZ);
+	if (aarch64_insn_is_tbz(insn) || aarch64_insn_is_tbnz(insn))
+		return ACCEPT(ARM64_PROBE_TBZ);
+	if (aarch64_insn_is_br(insn) || aarch64_insn_is_blr(insn) ||
+	    aarch64_insn_is_ret(insn))
+		return ACCEPT(ARM64_PROBE_BR_REG);
+	if (aarch64_insn_is_ret_auth(insn))
+		return pol->kernel ? ACCEPT(ARM64_PROBE_RET_AUTH) :
+				     REFUSE("retaa/retab with user keys");
+	if (aarch64_insn_is_br_auth(insn) || aarch64_insn_is_blr_auth(insn))
+		return REFUSE("authenticated branch to a register");
+	if (aarch64_insn_is_exception(insn))
+		return REFUSE("exception-generating instruction");
+	if (aarch64_insn_is_eret(insn) || aarch64_insn_is_eret_auth(insn))
+		return REFUSE("exception return");
+	if ((insn & 0xffc00000) == 0xd5000000)
+		return classify_system(insn, pol);
+	return REFUSE("unknown branch or system instruction");
 }
 
 /**
@@ -125,24 +182,10 @@ static struct arm64_probe_verdict classify_system(u32 insn,
 struct arm64_probe_verdict arm64_probe_classify(u32 insn,
 						const struct arm64_probe_policy *pol)
 {
-	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn))
-		return ACCEPT(ARM64_PROBE_B);
-	if (aarch64_insn_is_bcond(insn))
-		return ACCEPT(ARM64_PROBE_BCOND);
-	if (aarch64_insn_is_cbz(insn) || aarch64_insn_is_cbnz(insn))
-		return ACCEPT(ARM64_PROBE_CBZ);
-	if (aarch64_insn_is_tbz(insn) || aarch64_insn_is_tbnz(insn))
-		return ACCEPT(ARM64_PROBE_TBZ);
+	if (aarch64_insn_is_class_branch_sys(insn))
+		return classify_branch_system(insn, pol);
 	if (aarch64_insn_is_adr_adrp(insn))
 		return ACCEPT(ARM64_PROBE_ADR);
-	if (aarch64_insn_is_br(insn) || aarch64_insn_is_blr(insn) ||
-	    aarch64_insn_is_ret(insn))
-		return ACCEPT(ARM64_PROBE_BR_REG);
-	if (aarch64_insn_is_ret_auth(insn))
-		return pol->kernel ? ACCEPT(ARM64_PROBE_RET_AUTH) :
-				     REFUSE("retaa/retab with user keys");
-	if (aarch64_insn_is_br_auth(insn) || aarch64_insn_is_blr_auth(insn))
-		return REFUSE("authenticated branch to a register");
 	if (aarch64_insn_is_ldr_lit(insn) || aarch64_insn_is_ldrsw_lit(insn))
 		return ACCEPT(ARM64_PROBE_LDR_LIT);
 	if (aarch64_insn_is_prfm_lit(insn))
@@ -150,17 +193,10 @@ struct arm64_probe_verdict arm64_probe_classify(u32 insn,
 	if (is_ldr_lit_fp(insn))
 		return pol->kernel ? ACCEPT(ARM64_PROBE_LDR_LIT_FP) :
 				     REFUSE("SIMD/FP literal load");
-	if (aarch64_insn_is_exception(insn))
-		return REFUSE("exception-generating instruction");
-	if (aarch64_insn_is_eret(insn) || aarch64_insn_is_eret_auth(insn))
-		return REFUSE("exception return");
 	if (arm64_insn_is_exclusive(insn))
 		return REFUSE("load/store exclusive");
 	if (is_mops(insn))
 		return REFUSE("memory copy/set sequence (MOPS)");
-	/* op0 == 0b101x: branches, exception generation and system. */
-	if ((insn & 0x1c000000) == 0x14000000)
-		return classify_system(insn, pol);
 	/* Data processing, loads and stores, SIMD and FP. */
 	return ACCEPT(ARM64_PROBE_STEP);
 }

@@ -12,6 +12,7 @@
  * Hardware single-step is never used: the slot ends with a BRK.
  */
 #include <linux/cpufeature.h>
+#include <linux/kdebug.h>
 #include <linux/kprobes_arch.h>
 #include <linux/kprobes_hit.h>
 #include <asm/daifflags.h>
@@ -81,6 +82,11 @@ static __always_inline bool branch_target_fault(struct kprobe *probe,
  * Simulated classes finish here; the rest go to their slot with DAIF
  * masked, so nothing runs on this CPU between the copy and the BRK after
  * it.
+ *
+ * The status says "executing the instruction" from here on, simulated or
+ * not: a probe hit inside a simulator must see a reentered hit as one
+ * (and give up rather than overwrite the outer hit's saved state), and a
+ * fault there is not one of the handlers' to answer.
  */
 static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 				  struct kprobe_ctlblk *kcb, bool reentered)
@@ -88,6 +94,7 @@ static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 	typeof(probe->ainsn.simulate) simulate = probe->ainsn.simulate;
 	u64 pstate;
 
+	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;
 	if (simulate) {
 		if (likely(!branch_target_fault(probe, regs)) &&
 		    simulate(probe->opcode, (unsigned long)probe->addr, regs,
@@ -107,7 +114,6 @@ static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 		return DBG_HOOK_ERROR;
 	}
 	pstate = regs->pstate;
-	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;
 	kcb->saved_daif = pstate & DAIF_MASK;
 	regs->pstate = pstate | DAIF_MASK;
 	regs->pc = (unsigned long)probe->ainsn.insn;
@@ -138,9 +144,11 @@ NOKPROBE_SYMBOL(reenter);
  */
 static noinline int no_probe_at(kprobe_opcode_t *addr)
 {
-	u32 insn;
+	__le32 insn;
 
-	if (!aarch64_insn_read(addr, &insn) && insn != BRK64_OPCODE_KPROBES)
+	/* Not aarch64_insn_read(): what that calls may be probed. */
+	if (!arm64_kprobe_policy.read(&insn, (unsigned long)addr, sizeof(insn)) &&
+	    le32_to_cpu(insn) != BRK64_OPCODE_KPROBES)
 		return DBG_HOOK_HANDLED;
 	return DBG_HOOK_ERROR;
 }
@@ -207,38 +215,111 @@ int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 }
 NOKPROBE_SYMBOL(kprobe_ss_brk_handler);
 
+/*
+ * The copy in a slot faulted.  pc stays in the slot and the hit stays
+ * this CPU's: whether the fault is resolved is the kernel's to decide
+ * after this returns (a KFENCE page, a spurious translation fault, a
+ * fault_handler that repaired the registers), and a resolved fault
+ * retries the copy, which ends the hit at its BRK, once.  Had pc gone
+ * back to the probed address, the retry would be a second hit and run
+ * every pre_handler again.  A fault that is not resolved oopses, and
+ * kprobe_die_notify() reports it at the probed address.
+ *
+ * The fault_handlers see the fault where the instruction lives, with the
+ * probed context's DAIF, as they would without the probe.
+ */
+static int slot_fault(struct kprobe *cur, struct pt_regs *regs,
+		      struct kprobe_ctlblk *kcb, int trapnr)
+{
+	unsigned long slot_pc = regs->pc;
+	u64 step_daif = regs->pstate & DAIF_MASK;
+	int handled;
+
+	regs->pc = (unsigned long)cur->addr;
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	handled = kprobe_run_fault_handler(cur, regs, trapnr);
+	if (!handled || regs->pc == (unsigned long)cur->addr) {
+		/* Unresolved, or resolved for the copy to run again. */
+		regs->pc = slot_pc;
+		regs->pstate = (regs->pstate & ~DAIF_MASK) | step_daif;
+		return handled;
+	}
+	/* The fault_handler sent execution elsewhere: the step is over. */
+	reset_current_kprobe();
+	return handled;
+}
+NOKPROBE_SYMBOL(slot_fault);
+
 /**
  * kprobe_fault_handler() - a fault while this CPU handles a probe hit
  * @regs: registers at the fault
  * @trapnr: the ESR of the fault, truncated
  *
- * A fault in the out-of-line copy is made to look as if it happened at
- * the probed address, with the probed context's DAIF back, so fixups and
- * oops reports see the real instruction.  Either way the probe's
- * fault_handler may claim the fault.
+ * A fault in the out-of-line copy is left to the kernel (see
+ * slot_fault()); the probe's fault_handler may claim it, or one in a
+ * handler.  A fault in a nested hit's copy, or in a simulator, is not the
+ * handlers' business.
  *
- * Return: non-zero when it did.
+ * Return: non-zero when a fault_handler claimed the fault.
  */
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *cur = kprobe_running();
 
-	if ((kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) &&
-	    instruction_pointer(regs) == (unsigned long)cur->ainsn.insn) {
-		bool reentered = kcb->kprobe_status == KPROBE_REENTER;
-
-		regs->pc = (unsigned long)cur->addr;
-		regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
-		if (reentered) {
-			restore_outer(kcb);
-			return 0;
-		}
-		reset_current_kprobe();
-		return kprobe_run_fault_handler(cur, regs, trapnr);
-	}
+	if (kcb->kprobe_status == KPROBE_HIT_SS &&
+	    instruction_pointer(regs) == (unsigned long)cur->ainsn.insn)
+		return slot_fault(cur, regs, kcb, trapnr);
 	if (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE))
 		return kprobe_run_fault_handler(cur, regs, trapnr);
 	return 0;
 }
 NOKPROBE_SYMBOL(kprobe_fault_handler);
+
+/*
+ * An oops inside a hit (a handler's bug, FPAC on a simulated retaa, a
+ * Branch Target or undefined-instruction exception in a slot) kills the
+ * task, but the hit's state is per CPU and would stay: every later hit on
+ * this CPU would look nested and be missed.  The hit is over with the
+ * task, nested ones included, so all of it goes.  An oops in a slot is
+ * reported at the probed address, where the instruction lives.
+ *
+ * Lowest priority: a debugger that takes the oops and resumes the task
+ * stops the chain before this, and the hit goes on.
+ */
+static int kprobe_die_notify(struct notifier_block *nb, unsigned long val,
+			     void *data)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+	struct die_args *args = data;
+	struct pt_regs *regs = args->regs;
+
+	if (val != DIE_OOPS || !cur)
+		return NOTIFY_DONE;
+	if (regs && !user_mode(regs) &&
+	    (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) &&
+	    cur->ainsn.insn &&
+	    instruction_pointer(regs) == (unsigned long)cur->ainsn.insn) {
+		regs->pc = (unsigned long)cur->addr;
+		regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	}
+	kcb->prev_kprobe.kp = NULL;
+	kcb->prev_kprobe.status = 0;
+	kcb->kprobe_status = 0;
+	__this_cpu_write(kprobe_in_handler, NULL);
+	reset_current_kprobe();
+	return NOTIFY_DONE;
+}
+NOKPROBE_SYMBOL(kprobe_die_notify);
+
+static struct notifier_block kprobe_die_nb = {
+	.notifier_call = kprobe_die_notify,
+	.priority = INT_MIN,
+};
+
+/* BRKs reach the handlers through debug-monitors.c; oopses need a word. */
+int __init arch_init_kprobes(void)
+{
+	return register_die_notifier(&kprobe_die_nb);
+}

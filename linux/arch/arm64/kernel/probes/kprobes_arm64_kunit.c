@@ -15,11 +15,13 @@
 #include <linux/kprobes_hit.h>
 #include <linux/ftrace.h>
 #include <linux/irqflags.h>
+#include <linux/kdebug.h>
 #include <linux/kallsyms.h>
 #include <linux/pgtable.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
 #include <asm/esr.h>
 #include <asm/insn.h>
@@ -238,39 +240,73 @@ static void kpa_refused_classes(struct kunit *test)
 }
 
 /*
- * ldr q/d (literal) are simulated: stepped from a slot they would load
- * from the slot's neighbourhood.
+ * Literal loads of every width, against values written out rather than
+ * against the unprobed run: the simulator reads a literal through a
+ * buffer, and a buffer of the wrong width still gives the right value on
+ * a little-endian kernel.  The expectations hold for either byte order
+ * (.word and .quad are the kernel's own), so a big-endian build catches
+ * a read into the wrong half.  ldr s/d/q (literal) are simulated: stepped
+ * from a slot they would load from the slot's neighbourhood.
  */
-static void kpa_simd_literal_load(struct kunit *test)
+static void kpa_literal_loads(struct kunit *test)
 {
-	static const struct {
+	const bool be = IS_ENABLED(CONFIG_CPU_BIG_ENDIAN);
+	const u64 q0 = 0x0123456789abcdefULL, q1 = 0xfedcba9876543210ULL;
+	const struct {
+		const char *what;
 		kpa_fn fn;
 		const unsigned long *insn;
+		u64 in;
+		bool simd;
 		u64 want;
 	} l[] = {
-		{ kpa_ldr_q, &kpa_ldr_q_insn, 0xfedcba9876543210ULL },
-		{ kpa_ldr_d, &kpa_ldr_d_insn, 0x1122334455667788ULL },
+		{ "ldr w", kpa_ldr_w, &kpa_ldr_w_insn, 0, false, 0x80000001ULL },
+		{ "ldrsw", kpa_ldrsw, &kpa_ldrsw_insn, 0, false,
+		  0xffffffff80000001ULL },
+		{ "ldr x", kpa_ldr_x, &kpa_ldr_x_insn, 0, false,
+		  0x1122334455667788ULL },
+		{ "ldr s", kpa_ldr_s, &kpa_ldr_s_insn, 0, true, 0x80000001ULL },
+		{ "ldr d", kpa_ldr_d, &kpa_ldr_d_insn, 0, true,
+		  0x1122334455667788ULL },
+		/* One 128-bit value: its first quad is the top on big-endian. */
+		{ "ldr q, low half", kpa_ldr_q, &kpa_ldr_q_insn, 1, true,
+		  be ? q1 : q0 },
+		{ "ldr q, high half", kpa_ldr_q, &kpa_ldr_q_insn, 0, true,
+		  be ? q0 : q1 },
 	};
-	unsigned int i;
-	u64 got;
+	bool simd = may_use_simd();
+	unsigned int i, probed;
+	u64 got[2];
 
-	if (!may_use_simd())
-		kunit_skip(test, "no kernel-mode SIMD here");
 	for (i = 0; i < ARRAY_SIZE(l); i++) {
 		struct kprobe *kp = test_probe(test, &(struct kprobe) {
 			.addr = (kprobe_opcode_t *)*l[i].insn,
 			.pre_handler = count_pre, .post_handler = count_post });
 
+		if (l[i].simd && !simd) {
+			kunit_info(test, "%s: no kernel-mode SIMD here", l[i].what);
+			continue;
+		}
 		KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
-		KUNIT_EXPECT_EQ(test, kp->ainsn.class, ARM64_PROBE_LDR_LIT_FP);
-		hits = 0;
-		posts = 0;
-		kernel_neon_begin();
-		got = l[i].fn(0);
-		kernel_neon_end();
-		KUNIT_EXPECT_EQ(test, got, l[i].want);
-		KUNIT_EXPECT_EQ(test, hits, 1);
-		KUNIT_EXPECT_EQ(test, posts, 1);
+		KUNIT_EXPECT_EQ(test, kp->ainsn.class, l[i].simd ?
+				ARM64_PROBE_LDR_LIT_FP : ARM64_PROBE_LDR_LIT);
+		for (probed = 0; probed < 2; probed++) {
+			if (probed)
+				enable_kprobe(kp);
+			else
+				disable_kprobe(kp);
+			hits = 0;
+			posts = 0;
+			if (l[i].simd)
+				kernel_neon_begin();
+			got[probed] = l[i].fn(l[i].in);
+			if (l[i].simd)
+				kernel_neon_end();
+			KUNIT_EXPECT_EQ_MSG(test, got[probed], l[i].want, "%s%s",
+					    l[i].what, probed ? ", probed" : "");
+			KUNIT_EXPECT_EQ(test, hits, probed);
+			KUNIT_EXPECT_EQ(test, posts, probed);
+		}
 		unregister_kprobe(kp);
 	}
 }
@@ -547,11 +583,267 @@ static void kpa_redirect_from_pad(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpa_blr_pad(3), 5);
 }
 
+static struct task_struct *nest_task;
+static int nest_outer;
+static u64 nest_result;
+
+/* Once, in the test's task: a probed literal load inside this hit. */
+static int nest_literal_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current != READ_ONCE(nest_task))
+		return 0;
+	WRITE_ONCE(nest_task, NULL);
+	nest_outer++;
+	nest_result = kpa_ldr_x(0);
+	return 0;
+}
+
+/*
+ * A literal load probed and hit inside another probe's handler is a
+ * nested hit, simulated.  The simulator reads the literal inside the BRK
+ * handler: were that read to hit a probe (copy_from_kernel_nofault() is
+ * probeable, and here probed), the nested hit would not be marked as
+ * one, the third level would overwrite the outer hit's saved state, and
+ * the outer hit would end in "Oops - BRK".
+ */
+static void kpa_literal_load_in_nested_hit(struct kunit *test)
+{
+	struct kprobe *outer = test_probe(test, &(struct kprobe) {
+		.symbol_name = "copy_from_kernel_nofault",
+		.pre_handler = nest_literal_pre });
+	struct kprobe *lit = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpa_ldr_x_insn,
+		.pre_handler = count_pre });
+	u64 src = 0x5eed, dst = 0;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(lit), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(outer), 0);
+	hits = 0;
+	nest_outer = 0;
+	nest_result = 0;
+	WRITE_ONCE(nest_task, current);
+	KUNIT_EXPECT_EQ(test, copy_from_kernel_nofault(&dst, &src, sizeof(src)), 0);
+	WRITE_ONCE(nest_task, NULL);
+	unregister_kprobe(outer);
+	KUNIT_EXPECT_EQ(test, dst, 0x5eedULL);
+	KUNIT_EXPECT_EQ(test, nest_outer, 1);
+	KUNIT_EXPECT_EQ(test, nest_result, 0x1122334455667788ULL);
+	/* The nested hit ran no handler: it counts as missed. */
+	KUNIT_EXPECT_EQ(test, hits, 0);
+	KUNIT_EXPECT_EQ(test, lit->nmissed, 1UL);
+	/* And this CPU's state is whole: the next hit runs its handler. */
+	KUNIT_EXPECT_EQ(test, kpa_ldr_x(0), 0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(lit);
+}
+
+/*
+ * The 8 bytes before a traceable function hold the pointer to its
+ * ftrace_ops (DYNAMIC_FTRACE_WITH_CALL_OPS), which every traced call
+ * loads: no probe may go there, and the pointer stays as it was.
+ */
+static void kpa_ftrace_ops_pointer(struct kunit *test)
+{
+	unsigned long entry = (unsigned long)kstrdup;
+	u64 before, during;
+	unsigned int i;
+
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS) ||
+	    !ftrace_location(entry))
+		kunit_skip(test, "no ftrace ops pointers before functions");
+	KUNIT_ASSERT_EQ(test, copy_from_kernel_nofault(&before, (void *)entry - 8,
+						       sizeof(before)), 0);
+	for (i = 4; i <= 8; i += 4) {
+		struct kprobe *kp = test_probe(test, &(struct kprobe) {
+			.addr = (kprobe_opcode_t *)(entry - i),
+			.pre_handler = count_pre });
+
+		KUNIT_EXPECT_EQ_MSG(test, register_kprobe(kp), -EINVAL,
+				    "kstrdup - %u", i);
+		KUNIT_ASSERT_EQ(test, copy_from_kernel_nofault(&during,
+							       (void *)entry - 8,
+							       sizeof(during)), 0);
+		KUNIT_EXPECT_EQ_MSG(test, during, before, "kstrdup - %u", i);
+		unregister_kprobe(kp);
+	}
+}
+
+static unsigned long pc_at_fault;
+static const u64 good_word = 0x600d;
+
+/* Points the faulting load somewhere good and has it run again. */
+static int repair_load(struct kprobe *kp, struct pt_regs *regs, int trapnr)
+{
+	kunit_fault.faults++;
+	kunit_fault.trapnr = trapnr;
+	pc_at_fault = instruction_pointer(regs);
+	regs->regs[1] = (unsigned long)&good_word;
+	return 1;
+}
+
+/*
+ * A stepped load faults in its slot and the fault is resolved (here by
+ * the fault_handler; KFENCE or a spurious translation fault do the same
+ * after it): the load runs again and the hit ends once, its pre_handler
+ * not run a second time.
+ */
+static void kpa_slot_fault_retried_once(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpa_load_insn,
+		.pre_handler = count_pre, .post_handler = count_post,
+		.fault_handler = repair_load });
+
+	kunit_fault_setup(test);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_EQ(test, kp->ainsn.class, ARM64_PROBE_STEP);
+	hits = 0;
+	posts = 0;
+	pc_at_fault = 0;
+	KUNIT_EXPECT_EQ(test, kpa_load(0, kunit_fault.area + PAGE_SIZE),
+			good_word);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, kunit_fault.faults, 1);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	/* The fault_handler saw it where the instruction lives. */
+	KUNIT_EXPECT_EQ(test, pc_at_fault, kpa_load_insn);
+	KUNIT_EXPECT_EQ(test, ESR_ELx_EC((u32)kunit_fault.trapnr),
+			ESR_ELx_EC_DABT_CUR);
+}
+
+static struct kprobe *running_after_oops;
+
+/* What die() tells the die chain when this handler oopses. */
+static int oops_in_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	notify_die(DIE_OOPS, "kprobes_arm64 test", regs, 0, 0, SIGSEGV);
+	running_after_oops = kprobe_running();
+	return 0;
+}
+
+/*
+ * An oops inside a hit kills the task, not the CPU: the hit's state must
+ * go with it, or every later hit on that CPU looks nested and is missed.
+ * An oops in a slot is reported at the probed address.  The oops is what
+ * die() sends the die chain (a real one would end the run).
+ */
+static void kpa_oops_in_hit_ends_it(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpa_nop_insn,
+		.pre_handler = oops_in_pre });
+	struct kprobe *stepped = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpa_stack_insn,
+		.pre_handler = count_pre });
+	struct pt_regs regs = { .pstate = PSR_MODE_EL1h | DAIF_MASK };
+	struct kprobe_ctlblk *kcb;
+	struct kprobe *running;
+	unsigned long flags, status;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	hits = 0;
+	running_after_oops = kp;
+	KUNIT_EXPECT_EQ(test, kpa_nop(3), 4);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_NULL(test, running_after_oops);
+
+	/* A CPU in the slot of @stepped, as the oops finds it. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(stepped), 0);
+	KUNIT_ASSERT_NOT_NULL(test, stepped->ainsn.insn);
+	regs.pc = (unsigned long)stepped->ainsn.insn;
+	local_irq_save(flags);
+	kcb = get_kprobe_ctlblk();
+	__this_cpu_write(current_kprobe, stepped);
+	kcb->kprobe_status = KPROBE_HIT_SS;
+	kcb->saved_daif = 0;
+	notify_die(DIE_OOPS, "kprobes_arm64 test", &regs, 0, 0, SIGSEGV);
+	running = kprobe_running();
+	status = kcb->kprobe_status;
+	/* Whatever the chain did, this CPU takes hits again. */
+	reset_current_kprobe();
+	kcb->kprobe_status = 0;
+	local_irq_restore(flags);
+	KUNIT_EXPECT_NULL(test, running);
+	KUNIT_EXPECT_EQ(test, status, 0UL);
+	KUNIT_EXPECT_EQ(test, regs.pc, (u64)(unsigned long)stepped->addr);
+	KUNIT_EXPECT_EQ(test, regs.pstate & DAIF_MASK, 0ULL);
+	hits = 0;
+	KUNIT_EXPECT_EQ(test, kpa_stack(2), 4);
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(stepped);
+}
+
+/*
+ * Branches and system instructions are probed by allow-list: an encoding
+ * the decoder does not know may branch relative to the pc, and stepped
+ * from a slot it would branch relative to the slot.
+ */
+static void kpa_branch_system_allow_list(struct kunit *test)
+{
+	static const struct {
+		const char *what;
+		u32 insn;
+		enum arm64_probe_class class;
+	} d[] = {
+		/* Newer branches, unknown to the decoder: refused. */
+		{ "cbgt x0, x1 (CB<cc>)", 0xf4010040, ARM64_PROBE_REFUSED },
+		{ "cbgt x0, #1 (CB<cc>)", 0xf5008040, ARM64_PROBE_REFUSED },
+		{ "retaasppc", 0x5500003f, ARM64_PROBE_REFUSED },
+		{ "drps", 0xd6bf03e0, ARM64_PROBE_REFUSED },
+		{ "tstart x0", 0xd5233060, ARM64_PROBE_REFUSED },
+		{ "tcommit", 0xd503307f, ARM64_PROBE_REFUSED },
+		{ "wfet x0", 0xd5031000, ARM64_PROBE_REFUSED },
+		{ "msrr (128-bit)", 0xd5500000, ARM64_PROBE_REFUSED },
+		{ "svc #0", 0xd4000001, ARM64_PROBE_REFUSED },
+		/* Known: simulated or stepped as before. */
+		{ "bc.eq (FEAT_HBC)", 0x54000050, ARM64_PROBE_BCOND },
+		{ "b.ne", 0x54000041, ARM64_PROBE_BCOND },
+		{ "ret", 0xd65f03c0, ARM64_PROBE_BR_REG },
+		{ "nop", 0xd503201f, ARM64_PROBE_NOP },
+		{ "dmb ish", 0xd5033bbf, ARM64_PROBE_STEP },
+		{ "dsb sy", 0xd5033f9f, ARM64_PROBE_STEP },
+		{ "isb", 0xd5033fdf, ARM64_PROBE_STEP },
+		{ "sb", 0xd50330ff, ARM64_PROBE_STEP },
+		{ "clrex", 0xd503305f, ARM64_PROBE_STEP },
+		{ "dc civac, x0", 0xd50b7e20, ARM64_PROBE_STEP },
+		{ "tlbi vmalle1is", 0xd508831f, ARM64_PROBE_STEP },
+		{ "mrs x0, midr_el1", 0xd5380000, ARM64_PROBE_STEP },
+		{ "mrs x0, daif", 0xd53b4220, ARM64_PROBE_MRS_DAIF },
+		{ "msr daifset, #2", 0xd50342df, ARM64_PROBE_MSR_DAIF_IMM },
+	};
+	struct pt_regs regs = {};
+	unsigned long at = 0x1000;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(d); i++) {
+		struct arm64_probe_verdict v =
+			arm64_probe_classify(d[i].insn, &arm64_kprobe_policy);
+
+		KUNIT_EXPECT_EQ_MSG(test, v.class, d[i].class, "%s (%08x)",
+				    d[i].what, d[i].insn);
+	}
+
+	/* bc.eq branches as b.eq does: +8 when Z is set, else on. */
+	regs.pc = at;
+	regs.pstate = PSR_Z_BIT;
+	KUNIT_EXPECT_TRUE(test, arm64_probe_simulate(0x54000050, ARM64_PROBE_BCOND,
+						     at, &regs, &arm64_kprobe_policy));
+	KUNIT_EXPECT_EQ(test, regs.pc, (u64)at + 8);
+	regs.pc = at;
+	regs.pstate = 0;
+	KUNIT_EXPECT_TRUE(test, arm64_probe_simulate(0x54000050, ARM64_PROBE_BCOND,
+						     at, &regs, &arm64_kprobe_policy));
+	KUNIT_EXPECT_EQ(test, regs.pc, (u64)at + 4);
+}
+
 static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE_PARAM(kpa_each_class, kpa_class_gen_params),
 	KUNIT_CASE(kpa_every_instruction),
 	KUNIT_CASE(kpa_refused_classes),
-	KUNIT_CASE(kpa_simd_literal_load),
+	KUNIT_CASE(kpa_literal_loads),
 	KUNIT_CASE(kpa_retaa_simulated),
 	KUNIT_CASE(kpa_kretprobe_signed_frame),
 	KUNIT_CASE(kpa_ftrace_call_site),
@@ -559,6 +851,12 @@ static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE(kpa_fault_handler_sees_esr),
 	KUNIT_CASE(kpa_landing_pads),
 	KUNIT_CASE(kpa_redirect_from_pad),
+	KUNIT_CASE(kpa_ftrace_ops_pointer),
+	KUNIT_CASE(kpa_slot_fault_retried_once),
+	KUNIT_CASE(kpa_oops_in_hit_ends_it),
+	KUNIT_CASE(kpa_branch_system_allow_list),
+	/* Last: without its fix it takes the machine down. */
+	KUNIT_CASE(kpa_literal_load_in_nested_hit),
 	{}
 };
 

@@ -38,6 +38,8 @@ u64 kpa_retaa(u64 x);
 u64 kpa_stack(u64 x);
 u64 kpa_ldr_q(u64 x);
 u64 kpa_ldr_d(u64 x);
+u64 kpa_ldr_s(u64 x);
+u64 kpa_load(u64 x, const u64 *p);
 
 extern const unsigned long kpa_bcond_insn, kpa_bcond_hi_insn, kpa_cbz_insn,
 	kpa_cbnz_insn, kpa_tbz_insn, kpa_tbnz_insn, kpa_b_insn, kpa_bl_insn,
@@ -45,7 +47,8 @@ extern const unsigned long kpa_bcond_insn, kpa_bcond_hi_insn, kpa_cbz_insn,
 	kpa_ldrsw_insn, kpa_prfm_insn, kpa_br_insn, kpa_blr_insn, kpa_ret_insn,
 	kpa_nop_insn, kpa_mrs_daif_insn, kpa_daifset_insn, kpa_msr_daif_insn,
 	kpa_daif_step_insn, kpa_autiasp_insn, kpa_retaa_insn, kpa_stack_insn,
-	kpa_ldr_q_insn, kpa_ldr_d_insn, kpa_br16_insn, kpa_blr_pad_insn;
+	kpa_ldr_q_insn, kpa_ldr_d_insn, kpa_br16_insn, kpa_blr_pad_insn,
+	kpa_ldr_s_insn, kpa_load_insn;
 
 /* Landing pads: kpa_br's, kpa_br16's and kpa_blr_pad's. */
 extern const unsigned long kpa_pad_j_insn, kpa_pad_c16_insn, kpa_pad_c_insn;

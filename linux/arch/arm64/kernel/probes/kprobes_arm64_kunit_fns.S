@@ -274,16 +274,38 @@ PROBED(kpa_stack)
 SYM_FUNC_END(kpa_stack)
 
 /*
- * Loads the 16-byte literal into q16 and returns its upper half: a SIMD
- * literal load that is stepped out of line would read the slot's
- * neighbourhood instead.  Caller holds kernel_neon_begin().
+ * Loads the 16-byte literal into q16 and returns its upper half (x0 == 0)
+ * or its lower half: a SIMD literal load that is stepped out of line
+ * would read the slot's neighbourhood instead.  Caller holds
+ * kernel_neon_begin().
  */
 SYM_FUNC_START(kpa_ldr_q)
 PROBED(kpa_ldr_q)
 	ldr	q16, kpa_lit128
-	mov	x0, v16.d[1]
+	cbz	x0, 1f
+	mov	x0, v16.d[0]
+	ret
+1:	mov	x0, v16.d[1]
 	ret
 SYM_FUNC_END(kpa_ldr_q)
+
+/* ldr s clears the rest of v18: the sum of its halves is the word. */
+SYM_FUNC_START(kpa_ldr_s)
+	movi	v18.2d, #0xffffffffffffffff
+PROBED(kpa_ldr_s)
+	ldr	s18, kpa_lit32
+	mov	x0, v18.d[1]
+	mov	x1, v18.d[0]
+	add	x0, x0, x1
+	ret
+SYM_FUNC_END(kpa_ldr_s)
+
+/* Returns the u64 at x1: a stepped load whose address may fault. */
+SYM_FUNC_START(kpa_load)
+PROBED(kpa_load)
+	ldr	x0, [x1]
+	ret
+SYM_FUNC_END(kpa_load)
 
 SYM_FUNC_START(kpa_ldr_d)
 	movi	v17.2d, #0xffffffffffffffff

@@ -7,6 +7,7 @@
 #include <linux/kprobes_hit.h>
 #include <linux/execmem.h>
 #include <linux/extable.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/set_memory.h>
@@ -20,10 +21,34 @@
 
 #include "decode.h"
 
+/*
+ * Reads a simulated literal load's data, and the word under a BRK with no
+ * probe, inside the BRK handler.  Nothing here may be probed: a probe hit
+ * on top of that hit would be a third level once the hit is a nested
+ * one.  So copy_from_kernel_nofault() (probeable) is open-coded with its
+ * inline accessor; a fault is fixed up through its exception table.
+ * @len is 4, 8 or 16.
+ */
 static int read_kernel_text(void *dst, unsigned long src, size_t len)
 {
-	return copy_from_kernel_nofault(dst, (const void *)src, len) ? -EFAULT : 0;
+	int err = 0;
+
+	pagefault_disable();
+	for (; len >= sizeof(u64); len -= sizeof(u64)) {
+		__get_kernel_nofault(dst, (const void *)src, u64, fault);
+		dst += sizeof(u64);
+		src += sizeof(u64);
+	}
+	if (len)
+		__get_kernel_nofault(dst, (const void *)src, u32, fault);
+out:
+	pagefault_enable();
+	return err;
+fault:
+	err = -EFAULT;
+	goto out;
 }
+NOKPROBE_SYMBOL(read_kernel_text);
 
 const struct arm64_probe_policy arm64_kprobe_policy = {
 	.kernel = true,
@@ -66,10 +91,40 @@ static void refuse(struct kprobe *p, const char *why)
 	pr_info_ratelimited("kprobes: %pS: %s, not probed\n", p->addr, why);
 }
 
+/*
+ * Words just before a function that are data, not code.  With
+ * DYNAMIC_FTRACE_WITH_CALL_OPS, the 8 bytes before each function ftrace
+ * can trace hold a pointer to the ftrace_ops its call site uses, which
+ * every traced call loads; with kCFI the 4 bytes before a function hold
+ * its type hash, which every indirect call checks.  Both decode as some
+ * instruction, and a BRK there corrupts them: the next traced call, or
+ * indirect call, oopses.  kallsyms counts those words in the function
+ * before, so the end of the symbol holding @addr is the function whose
+ * prefix they are.
+ */
+static const char *function_prefix_data(unsigned long addr)
+{
+	unsigned long size, offset, next;
+
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS) &&
+	    !IS_ENABLED(CONFIG_CFI_CLANG))
+		return NULL;
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return NULL;
+	next = addr - offset + size;
+	if (IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS) &&
+	    next - addr <= 2 * AARCH64_INSN_SIZE && ftrace_location(next))
+		return "ftrace ops pointer before a function";
+	if (IS_ENABLED(CONFIG_CFI_CLANG) && next - addr <= AARCH64_INSN_SIZE)
+		return "kCFI type hash before a function";
+	return NULL;
+}
+
 int arch_prepare_kprobe(struct kprobe *p)
 {
 	unsigned long addr = (unsigned long)p->addr;
 	struct arm64_probe_verdict v;
+	const char *why;
 	__le32 slot[2];
 	u32 insn;
 
@@ -82,6 +137,11 @@ int arch_prepare_kprobe(struct kprobe *p)
 	 */
 	if (search_exception_tables(addr)) {
 		refuse(p, "instruction with an exception-table fixup");
+		return -EINVAL;
+	}
+	why = function_prefix_data(addr);
+	if (why) {
+		refuse(p, why);
 		return -EINVAL;
 	}
 	if (aarch64_insn_read(p->addr, &insn))
@@ -254,11 +314,5 @@ int arch_populate_kprobe_blacklist(void)
 		if (err)
 			return err;
 	}
-	return 0;
-}
-
-/* BRKs reach the handlers through debug-monitors.c: nothing to hook. */
-int __init arch_init_kprobes(void)
-{
 	return 0;
 }

@@ -113,19 +113,26 @@ static u64 auth_kernel_ptr(u64 ptr, u64 modifier, bool key_b)
 }
 NOKPROBE_SYMBOL(auth_kernel_ptr);
 
-/* Load vector register @nr with the 16 bytes at @src. */
+/* Load vector register @nr with the 16 bytes at @src, as one value. */
 #define LOAD_Q(n)							\
 	case n:								\
 		asm volatile("ldr q" #n ", [%0]" : : "r"(src) : "memory");\
 		break
 
 /*
+ * Set vector register @nr to the 128-bit value @hi:@lo.  ldr q loads 16
+ * bytes as one value in the kernel's byte order, so the halves are laid
+ * out for it: the low one first on little-endian, last on big-endian.
+ *
  * The FP/SIMD registers of kernel code are live in the CPU while the
  * breakpoint handler runs (nothing on the exception path touches them),
  * so the probed context's vN is the CPU's vN.
  */
-static void load_vreg(unsigned int nr, const void *src)
+static void set_vreg(unsigned int nr, u64 lo, u64 hi)
 {
+	const bool be = IS_ENABLED(CONFIG_CPU_BIG_ENDIAN);
+	u64 src[2] = { be ? hi : lo, be ? lo : hi };
+
 	switch (nr) {
 	LOAD_Q(0); LOAD_Q(1); LOAD_Q(2); LOAD_Q(3);
 	LOAD_Q(4); LOAD_Q(5); LOAD_Q(6); LOAD_Q(7);
@@ -137,7 +144,7 @@ static void load_vreg(unsigned int nr, const void *src)
 	LOAD_Q(28); LOAD_Q(29); LOAD_Q(30); LOAD_Q(31);
 	}
 }
-NOKPROBE_SYMBOL(load_vreg);
+NOKPROBE_SYMBOL(set_vreg);
 
 /* Every simulator ends here: the new pc, and BTYPE as the CPU would leave it. */
 static __always_inline bool resume_at(struct pt_regs *regs, u64 pc, u64 btype)
@@ -245,27 +252,40 @@ static bool sim_ret_auth(u32 insn, unsigned long addr, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(sim_ret_auth);
 
-/* ldr w/x, ldrsw (literal); with @fp, ldr s/d/q (literal). */
+/*
+ * ldr w/x, ldrsw (literal); with @fp, ldr s/d/q (literal).  The literal
+ * is read into a variable of its own width: a 4-byte one read into a u64
+ * lands in the u64's high half on a big-endian kernel.
+ */
 static bool load_literal(u32 insn, unsigned long addr, struct pt_regs *regs,
 			 const struct arm64_probe_policy *pol, bool fp)
 {
 	unsigned long src = addr + (sfield(insn, 5, 19) << 2);
 	unsigned int opc = insn >> 30, rt = insn & 0x1f;
-	u64 buf[2] = { 0, 0 };
+	union {
+		u32 w;
+		u64 x;
+		u64 q[2];
+	} lit;
 	size_t len;
 
 	if (fp)
 		len = 4 << opc;			/* s, d, q */
 	else
 		len = opc == 1 ? 8 : 4;		/* x; w and ldrsw */
-	if (pol->read(buf, src, len))
+	if (pol->read(&lit, src, len))
 		return false;
-	if (fp)
-		load_vreg(rt, buf);
-	else if (opc == 2)
-		set_x(regs, rt, (s64)(s32)buf[0]);
+	if (!fp)
+		set_x(regs, rt, opc == 0 ? lit.w :
+				opc == 1 ? lit.x : (u64)(s64)(s32)lit.w);
+	else if (opc == 0)
+		set_vreg(rt, lit.w, 0);
+	else if (opc == 1)
+		set_vreg(rt, lit.x, 0);
+	else if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
+		set_vreg(rt, lit.q[1], lit.q[0]);	/* most significant first */
 	else
-		set_x(regs, rt, opc == 0 ? (u32)buf[0] : buf[0]);
+		set_vreg(rt, lit.q[0], lit.q[1]);
 	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
 }
 NOKPROBE_SYMBOL(load_literal);
