@@ -541,13 +541,21 @@ EXPORT_SYMBOL_IF_KUNIT(kprobe_registered);
 struct reg_undo {
 	kprobe_opcode_t *addr;
 	u32 flags;
+	/*
+	 * vet_probe() wrote to the probe.  A probe it refused is someone
+	 * else's (registered already): a failed batch must not write to it.
+	 */
+	bool taken_over;
 	/* Held while the probe is planted, so its text stays. */
 	struct module *mod;
 };
 
 /*
- * First step, without the mutex: resolve @probe's address and check that
- * it may be probed.  A probe that is already registered is left as it is.
+ * First step: resolve @probe's address and check that it may be probed.
+ * A probe that is already registered is refused and left as it is: its
+ * fields belong to the core, which changes them under the mutex only
+ * (enable_kprobe() may be doing so right now).  So the check and the
+ * first writes, and what the undo saves, happen under the mutex together.
  */
 static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 {
@@ -555,8 +563,7 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 	struct kprobe *head;
 	bool on_entry, taken;
 
-	undo->addr = probe->addr;
-	undo->flags = probe->flags;
+	undo->taken_over = false;
 	undo->mod = NULL;
 	addr = resolve_probe_addr(probe->addr, probe->symbol_name, probe->offset,
 				  &on_entry);
@@ -574,17 +581,21 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 	taken = (head && head_has_probe(head, probe)) ||
 		(probe->list.next && !list_empty(&probe->list) &&
 		 probe->list.prev != LIST_POISON2);
+	if (!taken) {
+		undo->addr = probe->addr;
+		undo->flags = probe->flags;
+		undo->taken_over = true;
+		probe->addr = addr;
+		probe->flags &= KPROBE_FLAG_DISABLED;
+		if (on_entry)
+			probe->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+		probe->nmissed = 0;
+		INIT_HLIST_NODE(&probe->hlist);
+		INIT_LIST_HEAD(&probe->list);
+	}
 	mutex_unlock(&probes_mutex);
 	if (taken)
 		return -EINVAL;
-
-	probe->addr = addr;
-	probe->flags &= KPROBE_FLAG_DISABLED;
-	if (on_entry)
-		probe->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
-	probe->nmissed = 0;
-	INIT_HLIST_NODE(&probe->hlist);
-	INIT_LIST_HEAD(&probe->list);
 	return check_probe_text(probe, &undo->mod);
 }
 
@@ -690,8 +701,11 @@ static int register_batch(struct kprobe **kps, int num)
 out_restore:
 	for (i = vetted - 1; i >= 0; i--) {
 		module_put(undo[i].mod);
-		/* A failed registration leaves the caller's probes as they were. */
-		if (ret) {
+		/*
+		 * A failed registration leaves the caller's probes as they
+		 * were, and does not touch those it refused.
+		 */
+		if (ret && undo[i].taken_over) {
 			kps[i]->addr = undo[i].addr;
 			kps[i]->flags = undo[i].flags;
 		}
