@@ -37,6 +37,7 @@ DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
  * site's, or a kretprobe's (a lone probe is found as the head instead).
  */
 DEFINE_PER_CPU(struct kprobe *, kprobe_in_handler);
+DEFINE_PER_CPU(unsigned int, kprobe_hit_context);
 
 /* Serialises every change to sites and probes; never taken on a hit. */
 DEFINE_MUTEX(probes_mutex);
@@ -51,9 +52,12 @@ int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 	struct kprobe *running = __this_cpu_read(kprobe_in_handler);
 	struct kprobe *probe;
 
-	/* A handler faulted: only that probe's fault_handler may answer. */
+	/*
+	 * A handler faulted: only that probe's fault_handler may answer,
+	 * and only for a fault of the handler's own context.
+	 */
 	if (running)
-		return running->fault_handler ?
+		return running->fault_handler && kprobe_fault_in_hit_context() ?
 			running->fault_handler(running, regs, trapnr) : 0;
 
 	/* Only a real head has probes; kprobe_busy and friends do not. */

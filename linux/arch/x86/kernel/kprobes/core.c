@@ -333,7 +333,14 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		reset_current_kprobe();
 		return kprobe_run_fault_handler(cur, regs, trapnr);
 	}
-	if (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE))
+	/*
+	 * In a handler, or in whatever interrupted it: ftrace-site and
+	 * detour hits run handlers with interrupts on, and an NMI may come
+	 * in on top of any hit.  An interrupt's fault is its own business,
+	 * fixed up (or not) as if no probe were running.
+	 */
+	if ((kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
+	    kprobe_fault_in_hit_context())
 		return kprobe_run_fault_handler(cur, regs, trapnr);
 	return 0;
 }
