@@ -55,7 +55,7 @@ struct kprobe_site {
 	struct kprobe kp;
 	/*
 	 * The enabled probes here with a handler, or NULL when there is
-	 * none.  Replaced, never edited (but for a gap, see site.c).
+	 * none.  Replaced, never edited: a hit in flight keeps its own.
 	 */
 	struct kprobe_chain __rcu *chain;
 	/* Users at this address that are neither disabled nor gone. */
