@@ -217,6 +217,24 @@ int kprobe_site_flipped(struct kprobe_site *site, struct kprobe *probe)
 }
 
 /**
+ * kprobe_site_clear_chain() - the text under @site went away
+ * @site: a site whose probes were just marked [GONE]
+ *
+ * Hits find nothing to run here any more: whatever traps at the address
+ * from now on is not ours (see kprobe_sites_mark_gone()).  Hits already
+ * under way keep the chain they took.
+ */
+void kprobe_site_clear_chain(struct kprobe_site *site)
+{
+	struct kprobe_chain *old = handler_chain(site);
+
+	RCU_INIT_POINTER(site->chain, NULL);
+	WRITE_ONCE(site->kp.post_handler, NULL);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/**
  * kprobe_site_take_over() - a lone probe's site replaces it as the head
  * @site: from kprobe_site_from(@lone)
  * @lone: the lone probe, now the site's first user

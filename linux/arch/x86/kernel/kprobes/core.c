@@ -280,7 +280,12 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return step_done(cur, regs, kcb);
 
 	probe = kprobe_lookup(addr);
-	if (!probe) {
+	/*
+	 * A [GONE] head had its int3 taken out with its text: an int3 there
+	 * now was planted by someone else (kgdb, or it is in new code loaded
+	 * at that address), and the gone probe has nothing to replay.
+	 */
+	if (!probe || kprobe_gone(probe)) {
 		/*
 		 * Another CPU may have removed the probe after this one
 		 * trapped on it; then the int3 is gone: run the original.
