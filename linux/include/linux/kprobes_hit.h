@@ -23,6 +23,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rculist.h>
 #include <linux/hash.h>
 #include <linux/bits.h>
@@ -54,7 +55,7 @@ struct kprobe_site {
 	struct kprobe kp;
 	/*
 	 * The enabled probes here with a handler, or NULL when there is
-	 * none.  Replaced, never edited (but for a gap, see site.c).
+	 * none.  Replaced, never edited: a hit in flight keeps its own.
 	 */
 	struct kprobe_chain __rcu *chain;
 	/* Users at this address that are neither disabled nor gone. */
@@ -149,6 +150,43 @@ static __always_inline struct kprobe *kprobe_lookup(const void *addr)
  * site's, or a kretprobe's (a lone probe is found as the head instead).
  */
 DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
+
+/*
+ * The interrupt context this CPU's hit runs its handlers in: the
+ * interrupt-nesting part of preempt_count() when the hit began.  An
+ * interrupt or NMI that comes in while the handlers run (an ftrace-site
+ * or detour hit runs them with interrupts on, and no hit keeps NMIs out)
+ * counts at least one level more, so a fault it takes is told apart from
+ * one of the handlers' own: it is not the probe's to answer.  Bits that
+ * preempt_disable() and local_bh_disable() change are left out, as a
+ * handler may use those.
+ */
+DECLARE_PER_CPU(unsigned int, kprobe_hit_context);
+
+static __always_inline unsigned int kprobe_context_now(void)
+{
+	return preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET);
+}
+
+/* Note that this CPU's handlers run in the context it is in now. */
+static __always_inline void kprobe_note_hit_context(void)
+{
+	__this_cpu_write(kprobe_hit_context, kprobe_context_now());
+}
+
+/**
+ * kprobe_fault_in_hit_context() - may a fault be the running probe's?
+ *
+ * For a port's fault handler, about a fault taken while this CPU runs a
+ * probe's handlers.
+ *
+ * Return: false when the fault was taken by an interrupt or NMI that came
+ * in on top of the handlers: it goes to the normal fault handling.
+ */
+static __always_inline bool kprobe_fault_in_hit_context(void)
+{
+	return kprobe_context_now() == __this_cpu_read(kprobe_hit_context);
+}
 
 /*
  * The chain the pre phase of this CPU's hit on a site walked.  Its post
@@ -310,6 +348,7 @@ static __always_inline bool kprobe_hit_begin(struct kprobe *p,
 {
 	__this_cpu_write(current_kprobe, p);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_note_hit_context();
 	return kprobe_run_pre_handlers(p, regs);
 }
 
@@ -324,6 +363,7 @@ static __always_inline bool kprobe_site_hit_begin(struct kprobe *p,
 {
 	__this_cpu_write(current_kprobe, p);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_note_hit_context();
 	/* A detour hit has no post phase: nothing to remember for it. */
 	return __kprobe_run_site_pre_handlers(p, regs, false);
 }

@@ -194,7 +194,10 @@ int kprobe_site_sync_arming(struct kprobe *head)
  * text is still mapped when we are told (module notifier,
  * kprobe_free_init_mem()), so the breakpoints are taken out properly:
  * code that still runs before the memory is released must not trap on a
- * site nobody looks up.
+ * site nobody looks up.  The heads stay in the table, but a breakpoint
+ * found at one of their addresses later is someone else's (a debugger's,
+ * or in new code loaded there): sites publish an empty chain, so that no
+ * gone probe's handler can run, and ports decline hits on gone heads.
  */
 void kprobe_sites_mark_gone(struct kprobe **heads, int n)
 {
@@ -210,6 +213,7 @@ void kprobe_sites_mark_gone(struct kprobe **heads, int n)
 		to_site(heads[i])->nr_enabled = 0;
 		list_for_each_entry(probe, &heads[i]->list, list)
 			probe->flags |= KPROBE_FLAG_GONE;
+		kprobe_site_clear_chain(to_site(heads[i]));
 	}
 	/* Gone heads are disarmed, and stay so. */
 	kprobe_sites_sync_arming(heads, n);

@@ -37,6 +37,7 @@ DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
  * site's, or a kretprobe's (a lone probe is found as the head instead).
  */
 DEFINE_PER_CPU(struct kprobe *, kprobe_in_handler);
+DEFINE_PER_CPU(unsigned int, kprobe_hit_context);
 
 /* Serialises every change to sites and probes; never taken on a hit. */
 DEFINE_MUTEX(probes_mutex);
@@ -51,9 +52,12 @@ int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 	struct kprobe *running = __this_cpu_read(kprobe_in_handler);
 	struct kprobe *probe;
 
-	/* A handler faulted: only that probe's fault_handler may answer. */
+	/*
+	 * A handler faulted: only that probe's fault_handler may answer,
+	 * and only for a fault of the handler's own context.
+	 */
 	if (running)
-		return running->fault_handler ?
+		return running->fault_handler && kprobe_fault_in_hit_context() ?
 			running->fault_handler(running, regs, trapnr) : 0;
 
 	/* Only a real head has probes; kprobe_busy and friends do not. */
@@ -541,13 +545,21 @@ EXPORT_SYMBOL_IF_KUNIT(kprobe_registered);
 struct reg_undo {
 	kprobe_opcode_t *addr;
 	u32 flags;
+	/*
+	 * vet_probe() wrote to the probe.  A probe it refused is someone
+	 * else's (registered already): a failed batch must not write to it.
+	 */
+	bool taken_over;
 	/* Held while the probe is planted, so its text stays. */
 	struct module *mod;
 };
 
 /*
- * First step, without the mutex: resolve @probe's address and check that
- * it may be probed.  A probe that is already registered is left as it is.
+ * First step: resolve @probe's address and check that it may be probed.
+ * A probe that is already registered is refused and left as it is: its
+ * fields belong to the core, which changes them under the mutex only
+ * (enable_kprobe() may be doing so right now).  So the check and the
+ * first writes, and what the undo saves, happen under the mutex together.
  */
 static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 {
@@ -555,8 +567,7 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 	struct kprobe *head;
 	bool on_entry, taken;
 
-	undo->addr = probe->addr;
-	undo->flags = probe->flags;
+	undo->taken_over = false;
 	undo->mod = NULL;
 	addr = resolve_probe_addr(probe->addr, probe->symbol_name, probe->offset,
 				  &on_entry);
@@ -574,17 +585,21 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 	taken = (head && head_has_probe(head, probe)) ||
 		(probe->list.next && !list_empty(&probe->list) &&
 		 probe->list.prev != LIST_POISON2);
+	if (!taken) {
+		undo->addr = probe->addr;
+		undo->flags = probe->flags;
+		undo->taken_over = true;
+		probe->addr = addr;
+		probe->flags &= KPROBE_FLAG_DISABLED;
+		if (on_entry)
+			probe->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+		probe->nmissed = 0;
+		INIT_HLIST_NODE(&probe->hlist);
+		INIT_LIST_HEAD(&probe->list);
+	}
 	mutex_unlock(&probes_mutex);
 	if (taken)
 		return -EINVAL;
-
-	probe->addr = addr;
-	probe->flags &= KPROBE_FLAG_DISABLED;
-	if (on_entry)
-		probe->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
-	probe->nmissed = 0;
-	INIT_HLIST_NODE(&probe->hlist);
-	INIT_LIST_HEAD(&probe->list);
 	return check_probe_text(probe, &undo->mod);
 }
 
@@ -690,8 +705,11 @@ static int register_batch(struct kprobe **kps, int num)
 out_restore:
 	for (i = vetted - 1; i >= 0; i--) {
 		module_put(undo[i].mod);
-		/* A failed registration leaves the caller's probes as they were. */
-		if (ret) {
+		/*
+		 * A failed registration leaves the caller's probes as they
+		 * were, and does not touch those it refused.
+		 */
+		if (ret && undo[i].taken_over) {
 			kps[i]->addr = undo[i].addr;
 			kps[i]->flags = undo[i].flags;
 		}

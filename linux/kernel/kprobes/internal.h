@@ -70,6 +70,7 @@ int kprobe_site_link(struct kprobe_site *site, struct kprobe *probe);
 void kprobe_site_unlink(struct kprobe_site *site, struct kprobe *probe);
 int kprobe_site_flipped(struct kprobe_site *site, struct kprobe *probe);
 int kprobe_site_revive(struct kprobe_site *site, struct kprobe *probe);
+void kprobe_site_clear_chain(struct kprobe_site *site);
 void kprobe_site_free(struct kprobe_site *site);
 
 /* arming.c */

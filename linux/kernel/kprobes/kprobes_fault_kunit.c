@@ -20,6 +20,9 @@
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/timekeeping.h>
 
 /* Longer than any operation's list of allocations. */
 #define SWEEP_MAX	400
@@ -380,8 +383,10 @@ static void kpf_register_batch(struct kunit *test)
 /*
  * Enabling, disabling and unregistering at a site: each replaces the
  * site's chain.  Enabling may fail with -ENOMEM and changes nothing then;
- * disabling and unregistering cannot fail, and without memory for a new
- * chain they leave a gap in the old one.
+ * disabling and unregistering cannot fail, and wait for the memory of the
+ * new chain (a hit in flight holds the old one: see kpf_held_hit_keeps_post).
+ * Either way the site has a post phase exactly while an enabled probe
+ * there has a post_handler.
  */
 enum site_op { SITE_ENABLE, SITE_DISABLE, SITE_UNREGISTER };
 static enum site_op site_op;
@@ -429,11 +434,13 @@ static void site_check(struct kunit *test, int ret, bool injected)
 		break;
 	case SITE_DISABLE:
 		expect_hits(test, call_body, body_expected, 1, 0);
+		KUNIT_EXPECT_NULL(test, get_kprobe(probed_addr(true))->post_handler);
 		KUNIT_EXPECT_EQ(test, enable_kprobe(&probe), 0);
 		expect_hits(test, call_body, body_expected, 1, 1);
 		break;
 	case SITE_UNREGISTER:
 		expect_hits(test, call_body, body_expected, 1, 0);
+		KUNIT_EXPECT_NULL(test, get_kprobe(probed_addr(true))->post_handler);
 		/* Registering it again finds no trace of it. */
 		probe = (struct kprobe) { .addr = probed_addr(true),
 					  .pre_handler = probe_pre };
@@ -467,6 +474,129 @@ static void kpf_site_changes(struct kunit *test)
 		site_op = op;
 		run_sweep(test, &s);
 	}
+}
+
+/*
+ * A probe with a post_handler is disabled at a site, its first allocation
+ * failed, while another CPU's hit on the site is held between its pre and
+ * post phase: in a later probe's pre_handler, after the disabled probe's
+ * pre_handler ran.  The hit must still run that probe's post_handler:
+ * the chain it holds may not be edited under it.
+ */
+#define HOLD_MAX_NS	(2 * NSEC_PER_SEC)
+#define REACH_MAX_NS	(20 * NSEC_PER_SEC)
+
+static struct task_struct *held_task;
+static bool held, release_held, held_done;
+static atomic_t held_pre, held_post;
+static int held_result;
+
+static int held_probe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(held_task))
+		atomic_inc(&held_pre);
+	return 0;
+}
+
+static void held_probe_post(struct kprobe *kp, struct pt_regs *regs,
+			    unsigned long flags)
+{
+	if (current == READ_ONCE(held_task))
+		atomic_inc(&held_post);
+}
+
+static int hold_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	u64 deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+
+	if (current != READ_ONCE(held_task))
+		return 0;
+	WRITE_ONCE(held, true);
+	while (!READ_ONCE(release_held) && ktime_get_mono_fast_ns() < deadline)
+		cpu_relax();
+	return 0;
+}
+
+static int call_held(void *unused)
+{
+	WRITE_ONCE(held_task, current);
+	held_result = call_body(4);
+	WRITE_ONCE(held_done, true);
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
+static bool wait_until(bool *flag)
+{
+	u64 deadline = ktime_get_mono_fast_ns() + REACH_MAX_NS;
+
+	while (!READ_ONCE(*flag)) {
+		if (ktime_get_mono_fast_ns() > deadline)
+			return false;
+		usleep_range(50, 100);
+	}
+	return true;
+}
+
+static void kpf_held_hit_keeps_post(struct kunit *test)
+{
+	struct task_struct *task;
+	bool was_held;
+	unsigned int left;
+	int ret;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	find_body_offset(test);
+	probe = (struct kprobe) { .addr = probed_addr(true),
+				  .pre_handler = held_probe_pre,
+				  .post_handler = held_probe_post };
+	keeper = (struct kprobe) { .addr = probed_addr(true),
+				   .pre_handler = hold_pre };
+	KUNIT_ASSERT_EQ(test, register_kprobe(&probe), 0);
+	ret = register_kprobe(&keeper);
+	if (ret) {
+		unregister_kprobe(&probe);
+		KUNIT_FAIL_AND_ABORT(test, "keeper: %d", ret);
+	}
+	WRITE_ONCE(held_task, NULL);
+	held = false;
+	release_held = false;
+	held_done = false;
+	atomic_set(&held_pre, 0);
+	atomic_set(&held_post, 0);
+	task = kthread_create(call_held, NULL, "kpf_held");
+	if (IS_ERR(task)) {
+		unregister_kprobes((struct kprobe *[]){ &keeper, &probe }, 2);
+		KUNIT_FAIL_AND_ABORT(test, "no thread");
+	}
+	kthread_bind(task, cpumask_any_but(cpu_online_mask,
+					   raw_smp_processor_id()));
+	wake_up_process(task);
+
+	was_held = wait_until(&held);
+	WRITE_ONCE(current->fail_nth, 1);
+	ret = disable_kprobe(&probe);
+	left = READ_ONCE(current->fail_nth);
+	WRITE_ONCE(current->fail_nth, 0);
+	was_held = was_held && !READ_ONCE(held_done);
+	WRITE_ONCE(release_held, true);
+	KUNIT_EXPECT_TRUE(test, wait_until(&held_done));
+	kthread_stop(task);
+	WRITE_ONCE(held_task, NULL);
+
+	kunit_info(test, "the first allocation of the disable %s\n",
+		   left ? "was not made to fail" : "failed");
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, was_held, "the hit was not held throughout");
+	KUNIT_EXPECT_EQ(test, held_result, body_expected(4));
+	KUNIT_EXPECT_EQ(test, atomic_read(&held_pre), 1);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&held_post), 1,
+			    "the hit lost the post_handler of a probe whose pre_handler it ran");
+	/* And from the next hit on, no post phase at all. */
+	KUNIT_EXPECT_NULL(test, get_kprobe(probed_addr(true))->post_handler);
+	unregister_kprobes((struct kprobe *[]){ &keeper, &probe }, 2);
 }
 
 /* A kretprobe: its instance pool, and its entry probe at a site. */
@@ -543,6 +673,7 @@ static struct kunit_case kprobes_fault_cases[] = {
 	KUNIT_CASE(kpf_register_joins),
 	KUNIT_CASE(kpf_register_batch),
 	KUNIT_CASE(kpf_site_changes),
+	KUNIT_CASE(kpf_held_hit_keeps_post),
 	KUNIT_CASE(kpf_register_kretprobe),
 	KUNIT_CASE(kpf_failures_were_injected),
 	{}
@@ -558,3 +689,4 @@ kunit_test_suite(kprobes_fault_suite);
 
 MODULE_DESCRIPTION("KUnit sweep of allocation failures on the kprobes API");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

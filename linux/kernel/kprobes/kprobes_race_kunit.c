@@ -704,6 +704,184 @@ static void krc_unregister_under_irqs_off_hits(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
 }
 
+/*
+ * A fault taken by an interrupt that came in while a probe's handler ran
+ * is not the probe's (see kprobes_kunit.h).  At krc_target's entry: an
+ * ftrace site on x86, whose hits run handlers with interrupts on.
+ */
+static void krc_interrupt_fault_not_the_probes(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "krc_target", .pre_handler = kunit_irq_fault_pre,
+		.fault_handler = kunit_fault_note });
+
+	kunit_fault_setup(test);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	if (!kprobe_ftrace(kp))
+		kunit_skip(test, "no ftrace-site probes here");
+	kunit_irq_fault_call(test, kp, call_target, krc_target_expected(3));
+	unregister_kprobe(kp);
+}
+
+/*
+ * A re-registration of a registered probe is refused, and a refusal writes
+ * nothing.  The core's mutex is held here while an enable_kprobe() and
+ * then a register_kprobe() of the same disabled probe queue up on it, in
+ * that order (a mutex hands itself to its waiters first come, first
+ * served).  The refused registration must not put back the flags it saw
+ * before the enable: the probe would read disabled and disarmed, its
+ * unregistration would leave the breakpoint in the text (and, at a shared
+ * site, the count of enabled probes would be one too high for ever).
+ */
+#ifndef CONFIG_PREEMPT_RT
+static struct kprobe *requeued;
+static int enable_ret, reregister_ret;
+static bool enable_done, reregister_done;
+
+static int enable_requeued(void *unused)
+{
+	enable_ret = enable_kprobe(requeued);
+	WRITE_ONCE(enable_done, true);
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
+static int reregister_requeued(void *unused)
+{
+	reregister_ret = register_kprobe(requeued);
+	WRITE_ONCE(reregister_done, true);
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
+/* Wait (sleeping, the mutex held) until @n tasks wait for the mutex. */
+static bool wait_for_waiters(unsigned int n)
+{
+	u64 deadline = ktime_get_mono_fast_ns() + REACH_MAX_NS;
+	size_t waiting;
+
+	do {
+		raw_spin_lock(&probes_mutex.wait_lock);
+		waiting = list_count_nodes(&probes_mutex.wait_list);
+		raw_spin_unlock(&probes_mutex.wait_lock);
+		if (waiting >= n)
+			return true;
+		usleep_range(50, 100);
+	} while (!past(deadline));
+	return false;
+}
+
+/* An instruction of krc_target a breakpoint goes on (not an ftrace site). */
+static kprobe_opcode_t *breakpoint_addr(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
+	unsigned long size, offset;
+	kprobe_opcode_t *addr;
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)krc_target,
+							    &size, &offset));
+	for (offset = 0; offset < size; offset++) {
+		*kp = (struct kprobe) { .addr = (void *)krc_target + offset };
+		if (register_kprobe(kp))
+			continue;
+		addr = kp->addr;
+		if (!kprobe_ftrace(kp)) {
+			unregister_kprobe(kp);
+			return addr;
+		}
+		unregister_kprobe(kp);
+	}
+	KUNIT_FAIL_AND_ABORT(test, "no breakpoint site in krc_target");
+	return NULL;
+}
+
+static void requeue_round(struct kunit *test, kprobe_opcode_t *addr,
+			  bool shared)
+{
+	struct kprobe *other = test_probe(test, &(struct kprobe) {
+		.addr = addr, .pre_handler = count_pre });
+	struct task_struct *enabler, *reregisterer;
+	struct kprobe *head;
+	bool queued;
+
+	requeued = test_probe(test, &(struct kprobe) {
+		.addr = addr, .pre_handler = count_pre,
+		.flags = KPROBE_FLAG_DISABLED });
+	KUNIT_ASSERT_EQ(test, register_kprobe(requeued), 0);
+	if (shared)
+		KUNIT_ASSERT_EQ(test, register_kprobe(other), 0);
+	enable_done = false;
+	reregister_done = false;
+
+	mutex_lock(&probes_mutex);
+	enabler = kthread_run(enable_requeued, NULL, "krc_enable");
+	queued = !IS_ERR(enabler) && wait_for_waiters(1);
+	reregisterer = queued ?
+		kthread_run(reregister_requeued, NULL, "krc_register") :
+		ERR_PTR(-EINVAL);
+	queued = queued && !IS_ERR(reregisterer) && wait_for_waiters(2);
+	mutex_unlock(&probes_mutex);
+
+	if (!IS_ERR(enabler)) {
+		KUNIT_EXPECT_TRUE(test, wait_for_flag(&enable_done));
+		kthread_stop(enabler);
+	}
+	if (!IS_ERR(reregisterer)) {
+		KUNIT_EXPECT_TRUE(test, wait_for_flag(&reregister_done));
+		kthread_stop(reregisterer);
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, queued, "the two calls never queued up");
+	KUNIT_EXPECT_EQ(test, enable_ret, 0);
+	KUNIT_EXPECT_EQ(test, reregister_ret, -EINVAL);
+
+	head = get_kprobe(addr);
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	KUNIT_EXPECT_FALSE_MSG(test, kprobe_disabled(requeued),
+			       "shared %d: the refusal undid the enable", shared);
+	KUNIT_EXPECT_TRUE_MSG(test, kprobe_has_flag(head, KPROBE_FLAG_ARMED),
+			      "shared %d: armed, but not marked so", shared);
+	if (shared)
+		KUNIT_EXPECT_EQ(test, to_site(head)->nr_enabled, 2U);
+	atomic_set(&hits, 0);
+	KUNIT_EXPECT_EQ(test, call_target(6), krc_target_expected(6));
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), shared ? 2 : 1);
+
+	/*
+	 * Put back what the enable did, so that the unregistration below
+	 * takes the breakpoint out and a failure here does not become a
+	 * crash later.
+	 */
+	if (kprobe_disabled(requeued) ||
+	    !kprobe_has_flag(head, KPROBE_FLAG_ARMED)) {
+		mutex_lock(&probes_mutex);
+		requeued->flags &= ~KPROBE_FLAG_DISABLED;
+		head->flags |= KPROBE_FLAG_ARMED;
+		mutex_unlock(&probes_mutex);
+	}
+	unregister_kprobe(requeued);
+	unregister_kprobe(other);
+	KUNIT_EXPECT_NULL(test, get_kprobe(addr));
+	/* The breakpoint went with the last probe (an int3 is one byte). */
+	if (IS_ENABLED(CONFIG_X86))
+		KUNIT_EXPECT_NE(test, *(u8 *)addr, 0xcc);
+}
+
+static void krc_refused_registration_writes_nothing(struct kunit *test)
+{
+	kprobe_opcode_t *addr = breakpoint_addr(test);
+
+	requeue_round(test, addr, false);
+	requeue_round(test, addr, true);
+}
+#else
+static void krc_refused_registration_writes_nothing(struct kunit *test)
+{
+	kunit_skip(test, "the mutex's waiters are not on a list here");
+}
+#endif
+
 #if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
 /*
  * (x + 7) * 3 + x, with a first instruction (2 bytes) shorter than the
@@ -881,6 +1059,8 @@ static struct kunit_case kprobes_race_cases[] = {
 	KUNIT_CASE(krc_post_follows_own_pre_when_disabled),
 	KUNIT_CASE(krc_slot_outlives_stepping_hit),
 	KUNIT_CASE(krc_unregister_under_irqs_off_hits),
+	KUNIT_CASE(krc_refused_registration_writes_nothing),
+	KUNIT_CASE(krc_interrupt_fault_not_the_probes),
 	KUNIT_CASE(krc_post_handler_joins_optimized_site),
 	KUNIT_CASE_SLOW(krc_probe_inside_region_under_hits),
 	{}

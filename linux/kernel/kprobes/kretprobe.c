@@ -50,6 +50,7 @@ static void kretprobe_return(struct rethook_node *node, void *data,
 	__this_cpu_write(current_kprobe, &krp->kp);
 	__this_cpu_write(kprobe_in_handler, &krp->kp);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_note_hit_context();
 	krp->handler(container_of(node, struct kretprobe_instance, node), regs);
 	__this_cpu_write(kprobe_in_handler, NULL);
 	__this_cpu_write(current_kprobe, NULL);

@@ -13,7 +13,9 @@
  * post_handler added (it needs the trap after the instruction, and is
  * published only once the jump is out: see chain_publish() in site.c), another
  * probe planted inside its region, its text going away, or the sysctl
- * debug.kprobes-optimization set to 0.
+ * debug.kprobes-optimization set to 0.  The sysctl takes the detours away
+ * too: breakpoint hits run the relocated copy of a region when there is
+ * one, and "off" is what a user turns to when relocated code is suspect.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
@@ -159,7 +161,8 @@ void kprobe_opt_block_around(unsigned long addr)
 void kprobe_opt_try(struct kprobe_site *site)
 {
 	lockdep_assert_held(&probes_mutex);
-	if (kprobe_ftrace(&site->kp) || arch_prepare_optimized_kprobe(&site->kp))
+	if (!optimization_on || kprobe_ftrace(&site->kp) ||
+	    arch_prepare_optimized_kprobe(&site->kp))
 		return;
 	/* Pairs with kprobe_has_detour(): the detour is built before. */
 	smp_store_release(&site->kp.flags, site->kp.flags | KPROBE_FLAG_DETOUR);
@@ -271,23 +274,102 @@ void wait_for_kprobe_optimizer(void)
 	flush_delayed_work(&optimizer_work);
 }
 
-static void resync_site(struct kprobe *head, void *unused)
+/* Could the head at @kp be given a detour? */
+static bool may_regain_detour(struct kprobe *kp)
 {
+	return !list_empty(&kp->list) && !kprobe_ftrace(kp) && !kprobe_gone(kp);
+}
+
+/*
+ * Optimization on: sites get their detours back and are queued for a
+ * jump.  Lone probes need a site for theirs, which changes the table: they
+ * are counted (@l->kps NULL) or collected here, and given one afterwards.
+ */
+struct lone_heads {
+	struct kprobe **kps;
+	unsigned int n, max;
+};
+
+static void regain_detour(struct kprobe *head, void *arg)
+{
+	struct lone_heads *l = arg;
+
+	if (!may_regain_detour(head))
+		return;
+	if (!kprobe_aggr(head)) {
+		if (l->kps && l->n < l->max)
+			l->kps[l->n] = head;
+		l->n++;
+		return;
+	}
+	if (!kprobe_has_flag(head, KPROBE_FLAG_DETOUR))
+		kprobe_opt_try(to_site(head));
 	kprobe_opt_sync(head);
+}
+
+static void optimization_back_on(void)
+{
+	struct lone_heads l = {};
+	unsigned int i;
+
+	kprobe_visit_sites(regain_detour, &l);
+	if (!l.n)
+		return;
+	/* Without memory lone probes keep their breakpoints: slower, not wrong. */
+	l.kps = kvmalloc_array(l.n, sizeof(*l.kps), GFP_KERNEL);
+	if (!l.kps)
+		return;
+	l.max = l.n;
+	l.n = 0;
+	kprobe_visit_sites(regain_detour, &l);
+	for (i = 0; i < l.n; i++)
+		retry_lone(l.kps[i]);
+	kvfree(l.kps);
+}
+
+/*
+ * Optimization off, first pass: the jump goes, then no new hit may enter
+ * the detour (as in block_site()).  The scratch mark says which detours
+ * the second pass frees, once the hits inside them are over.
+ */
+static void retire_detour(struct kprobe *head, void *unused)
+{
+	if (!kprobe_aggr(head) || !kprobe_has_flag(head, KPROBE_FLAG_DETOUR))
+		return;
+	kprobe_opt_unoptimize(head);
+	WRITE_ONCE(head->flags, (head->flags & ~KPROBE_FLAG_DETOUR) |
+				KPROBE_FLAG_IN_BATCH);
+}
+
+static void free_retired_detour(struct kprobe *head, void *unused)
+{
+	if (!kprobe_has_flag(head, KPROBE_FLAG_IN_BATCH))
+		return;
+	head->flags &= ~KPROBE_FLAG_IN_BATCH;
+	arch_remove_optimized_kprobe(head);
 }
 
 /**
  * kprobe_set_optimization() - turn jump optimization on or off
  * @on: the new setting
  *
- * Off takes every jump out before returning; on queues every site that
- * can have one.  What debug.kprobes-optimization writes.
+ * Off takes every jump and every detour out before returning, so no hit
+ * runs relocated code any more; on gives every site that can have one a
+ * detour and queues it for a jump.  What debug.kprobes-optimization
+ * writes.
  */
 void kprobe_set_optimization(bool on)
 {
 	mutex_lock(&probes_mutex);
 	optimization_on = on;
-	kprobe_visit_sites(resync_site, NULL);
+	if (on) {
+		optimization_back_on();
+	} else {
+		kprobe_visit_sites(retire_detour, NULL);
+		/* One wait for all of them. */
+		kprobe_wait_out_hits(true);
+		kprobe_visit_sites(free_retired_detour, NULL);
+	}
 	mutex_unlock(&probes_mutex);
 	if (!on)
 		pr_info("jump optimization is off\n");

@@ -91,9 +91,6 @@ static struct kprobe_chain *handler_chain(struct kprobe_site *site)
 					 lockdep_is_held(&probes_mutex));
 }
 
-/* Stands in for a probe taken off a chain when there was no memory. */
-static struct kprobe chain_gap = { .flags = KPROBE_FLAG_DISABLED };
-
 /* Does a hit at the site call into @probe? */
 static bool chain_wants(struct kprobe *probe)
 {
@@ -101,8 +98,11 @@ static bool chain_wants(struct kprobe *probe)
 	       (probe->pre_handler || probe->post_handler);
 }
 
-/* Room for a chain of @site's listed probes and one more; NULL without memory. */
-static struct kprobe_chain *chain_alloc(struct kprobe_site *site)
+/*
+ * Room for a chain of @site's listed probes and one more; NULL without
+ * memory unless @gfp says it may not fail.
+ */
+static struct kprobe_chain *chain_alloc(struct kprobe_site *site, gfp_t gfp)
 {
 	struct kprobe_chain *chain;
 	struct kprobe *probe;
@@ -110,8 +110,16 @@ static struct kprobe_chain *chain_alloc(struct kprobe_site *site)
 
 	list_for_each_entry(probe, &site->kp.list, list)
 		n++;
-	return kmalloc(struct_size(chain, probes, n), GFP_KERNEL);
+	return kmalloc(struct_size(chain, probes, n), gfp);
 }
+
+/*
+ * Taking a probe off a site cannot fail, and cannot be done in place
+ * either: a hit between its pre and post phase holds the old chain and
+ * must find there every probe whose pre_handler it ran.  So the smaller
+ * chain is waited for.  It is a few pointers per probe at one address.
+ */
+#define CHAIN_SHRINK_GFP	(GFP_KERNEL | __GFP_NOFAIL)
 
 /*
  * Fill @new from the list as it is now, in list (registration) order,
@@ -158,17 +166,6 @@ static void chain_publish(struct kprobe_site *site, struct kprobe_chain *new)
 		kfree_rcu(old, rcu);
 }
 
-/* No memory for a new chain: a gap in the old one takes @probe off it. */
-static void chain_gap_out(struct kprobe_site *site, struct kprobe *probe)
-{
-	struct kprobe_chain *old = handler_chain(site);
-	unsigned int i;
-
-	for (i = 0; old && old->probes[i]; i++)
-		if (old->probes[i] == probe)
-			WRITE_ONCE(old->probes[i], &chain_gap);
-}
-
 /*
  * @probe joins @site: on its list and, when it is enabled and has a
  * handler, on the chain a hit walks.  Both keep registration order.  A
@@ -176,7 +173,7 @@ static void chain_gap_out(struct kprobe_site *site, struct kprobe *probe)
  */
 int kprobe_site_link(struct kprobe_site *site, struct kprobe *probe)
 {
-	struct kprobe_chain *chain = chain_alloc(site);
+	struct kprobe_chain *chain = chain_alloc(site, GFP_KERNEL);
 
 	if (!chain)
 		return -ENOMEM;
@@ -192,14 +189,8 @@ int kprobe_site_link(struct kprobe_site *site, struct kprobe *probe)
 /* Hits may still see @probe until a grace period has passed. */
 void kprobe_site_unlink(struct kprobe_site *site, struct kprobe *probe)
 {
-	struct kprobe_chain *chain;
-
 	list_del_rcu(&probe->list);
-	chain = chain_alloc(site);
-	if (chain)
-		chain_publish(site, chain);
-	else
-		chain_gap_out(site, probe);
+	chain_publish(site, chain_alloc(site, CHAIN_SHRINK_GFP));
 }
 
 /**
@@ -215,16 +206,32 @@ void kprobe_site_unlink(struct kprobe_site *site, struct kprobe *probe)
  */
 int kprobe_site_flipped(struct kprobe_site *site, struct kprobe *probe)
 {
-	struct kprobe_chain *chain = chain_alloc(site);
+	bool off = kprobe_disabled(probe);
+	struct kprobe_chain *chain;
 
-	if (chain) {
-		chain_publish(site, chain);
-		return 0;
-	}
-	if (!kprobe_disabled(probe))
+	chain = chain_alloc(site, off ? CHAIN_SHRINK_GFP : GFP_KERNEL);
+	if (!chain)
 		return -ENOMEM;
-	chain_gap_out(site, probe);
+	chain_publish(site, chain);
 	return 0;
+}
+
+/**
+ * kprobe_site_clear_chain() - the text under @site went away
+ * @site: a site whose probes were just marked [GONE]
+ *
+ * Hits find nothing to run here any more: whatever traps at the address
+ * from now on is not ours (see kprobe_sites_mark_gone()).  Hits already
+ * under way keep the chain they took.
+ */
+void kprobe_site_clear_chain(struct kprobe_site *site)
+{
+	struct kprobe_chain *old = handler_chain(site);
+
+	RCU_INIT_POINTER(site->chain, NULL);
+	WRITE_ONCE(site->kp.post_handler, NULL);
+	if (old)
+		kfree_rcu(old, rcu);
 }
 
 /**

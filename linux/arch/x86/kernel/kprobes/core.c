@@ -280,7 +280,12 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return step_done(cur, regs, kcb);
 
 	probe = kprobe_lookup(addr);
-	if (!probe) {
+	/*
+	 * A [GONE] head had its int3 taken out with its text: an int3 there
+	 * now was planted by someone else (kgdb, or it is in new code loaded
+	 * at that address), and the gone probe has nothing to replay.
+	 */
+	if (!probe || kprobe_gone(probe)) {
 		/*
 		 * Another CPU may have removed the probe after this one
 		 * trapped on it; then the int3 is gone: run the original.
@@ -333,7 +338,14 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		reset_current_kprobe();
 		return kprobe_run_fault_handler(cur, regs, trapnr);
 	}
-	if (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE))
+	/*
+	 * In a handler, or in whatever interrupted it: ftrace-site and
+	 * detour hits run handlers with interrupts on, and an NMI may come
+	 * in on top of any hit.  An interrupt's fault is its own business,
+	 * fixed up (or not) as if no probe were running.
+	 */
+	if ((kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
+	    kprobe_fault_in_hit_context())
 		return kprobe_run_fault_handler(cur, regs, trapnr);
 	return 0;
 }

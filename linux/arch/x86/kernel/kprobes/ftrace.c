@@ -25,7 +25,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	 */
 	preempt_disable_notrace();
 	probe = kprobe_lookup((void *)ip);
-	if (unlikely(!probe) || kprobe_disabled(probe))
+	/* A gone head's hook is out; a call that raced with that is not ours. */
+	if (unlikely(!probe) || kprobe_disabled(probe) || kprobe_gone(probe))
 		goto out;
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(probe);

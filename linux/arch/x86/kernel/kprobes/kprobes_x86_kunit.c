@@ -12,6 +12,9 @@
 #include <linux/vmalloc.h>
 #include <linux/uaccess.h>
 #include <linux/linkage.h>
+#include <linux/kdebug.h>
+#include <linux/memory.h>
+#include <asm/text-patching.h>
 #include <asm/trapnr.h>
 #include <asm/ibt.h>
 
@@ -459,6 +462,193 @@ static void kx86_fault_handler_sees_page_fault(struct kunit *test)
 	unregister_kprobe(kp);
 }
 
+/*
+ * A fault taken by an interrupt that came in while a detour hit's handler
+ * ran (with interrupts on) is not the probe's (see kprobes_kunit.h; the
+ * race suite does the same at an ftrace site).
+ */
+static void kx86_interrupt_fault_not_the_probes(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = kunit_irq_fault_pre,
+		.fault_handler = kunit_fault_note });
+	int (*fn)(int x) = kx86_opt_fn();
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	kunit_fault_setup(test);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	kunit_irq_fault_call(test, kp, fn, kx86_opt_expected(3));
+	unregister_kprobe(kp);
+}
+
+/*
+ * With debug.kprobes-optimization at 0 no hit runs relocated code: the
+ * jumps go, and the detours too (a breakpoint hit would otherwise still
+ * leave through the detour's copy of the region), and probes registered
+ * meanwhile get none.  Back at 1, all of them get their jump again.
+ */
+static void optimization_back_on(void *unused)
+{
+	kprobe_set_optimization(true);
+}
+
+static void expect_no_detour(struct kunit *test, struct kprobe *kp)
+{
+	struct kprobe *head = get_kprobe(kp->addr);
+
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(head));
+	KUNIT_EXPECT_FALSE(test, kprobe_has_detour(head));
+#ifdef CONFIG_OPTPROBES
+	KUNIT_EXPECT_NULL(test, head->ainsn.detour);
+#endif
+}
+
+static void kx86_optimization_off_leaves_no_detour(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = count_pre });
+	struct kprobe *late = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = count_pre });
+	int (*fn)(int x) = kx86_opt_fn();
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, optimization_back_on,
+							NULL), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+
+	kprobe_set_optimization(false);
+	expect_no_detour(test, kp);
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(2), kx86_opt_expected(2));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+
+	/* Registered while it is off: alone at its address, no detour. */
+	unregister_kprobe(kp);
+	KUNIT_ASSERT_EQ(test, register_kprobe(late), 0);
+	expect_no_detour(test, late);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(late->addr), late);
+	KUNIT_EXPECT_FALSE(test, jumped(late));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(3), kx86_opt_expected(3));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+
+	kprobe_set_optimization(true);
+	KUNIT_EXPECT_TRUE(test, jumped(late));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(4), kx86_opt_expected(4));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	unregister_kprobe(late);
+}
+
+/*
+ * An int3 that kprobes did not plant, at the address of a [GONE] head, is
+ * not a probe hit: a debugger put it there, or it is in new code loaded
+ * where the old text was.  The gone probes' handlers must not run (a gone
+ * probe has nothing left to replay, either) and the trap goes on to the
+ * die chain, where a notifier plays the debugger: it sends the call to a
+ * stand-in that computes the same.  The probes' pre_handler does the same,
+ * so that a kernel that takes the trap for a hit fails here, not crashes.
+ */
+static kprobe_opcode_t *foreign_int3_at;
+static int foreign_traps;
+
+static noinline int kx86_init_stand_in(int x)
+{
+	return 2 * x + 100;
+}
+
+static int gone_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	instruction_pointer_set(regs, (unsigned long)kx86_init_stand_in);
+	return 1;
+}
+
+static int foreign_int3(struct notifier_block *nb, unsigned long val,
+			void *data)
+{
+	struct die_args *args = data;
+
+	if (val != DIE_INT3 ||
+	    args->regs->ip - INT3_INSN_SIZE != (unsigned long)foreign_int3_at)
+		return NOTIFY_DONE;
+	foreign_traps++;
+	instruction_pointer_set(args->regs, (unsigned long)kx86_init_stand_in);
+	return NOTIFY_STOP;
+}
+
+static struct notifier_block foreign_int3_nb = {
+	.notifier_call = foreign_int3,
+};
+
+KUNIT_DEFINE_ACTION_WRAPPER(unregister_die_action, unregister_die_notifier,
+			    struct notifier_block *);
+
+static void poke_byte(kprobe_opcode_t *addr, u8 byte)
+{
+	mutex_lock(&text_mutex);
+	text_poke(addr, &byte, 1);
+	text_poke_sync();
+	mutex_unlock(&text_mutex);
+}
+
+static void kx86_gone_head_declines_foreign_int3(struct kunit *test)
+{
+	struct kprobe *gone = test_probe(test, &(struct kprobe) {
+		.pre_handler = gone_pre });
+	struct kprobe *also = test_probe(test, &(struct kprobe) {
+		.pre_handler = gone_pre });
+	int (*fn)(int x);
+	struct kprobe *head;
+	int shared;
+	u8 orig;
+
+	if (system_state >= SYSTEM_FREEING_INITMEM)
+		kunit_skip(test, "init text is already freed");
+	fn = (int (*)(int x))kallsyms_lookup_name("kx86_init_asm");
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_EQ(test, register_die_notifier(&foreign_int3_nb), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_die_action,
+							&foreign_int3_nb), 0);
+	for (shared = 0; shared < 2; shared++) {
+		*gone = (struct kprobe) { .addr = (kprobe_opcode_t *)fn,
+					  .pre_handler = gone_pre };
+		KUNIT_ASSERT_EQ(test, register_kprobe(gone), 0);
+		if (shared) {
+			*also = (struct kprobe) { .addr = gone->addr,
+						  .pre_handler = gone_pre };
+			KUNIT_ASSERT_EQ(test, register_kprobe(also), 0);
+		}
+		kprobe_free_init_mem();
+		KUNIT_ASSERT_TRUE(test, kprobe_gone(gone));
+		head = get_kprobe(gone->addr);
+		KUNIT_ASSERT_NOT_NULL(test, head);
+		/* A gone site offers nothing to run. */
+		if (shared)
+			KUNIT_EXPECT_NULL(test, rcu_access_pointer(to_site(head)->chain));
+
+		foreign_int3_at = gone->addr;
+		orig = *(u8 *)gone->addr;
+		KUNIT_EXPECT_NE(test, orig, INT3_INSN_OPCODE);
+		poke_byte(gone->addr, INT3_INSN_OPCODE);
+		reset_counts();
+		foreign_traps = 0;
+		KUNIT_EXPECT_EQ(test, fn(5), 110);
+		poke_byte(gone->addr, orig);
+		KUNIT_EXPECT_EQ_MSG(test, hits, 0, "shared %d: a gone handler ran",
+				    shared);
+		KUNIT_EXPECT_EQ_MSG(test, foreign_traps, 1,
+				    "shared %d: the trap was kept from its owner",
+				    shared);
+		unregister_kprobe(also);
+		unregister_kprobe(gone);
+		KUNIT_EXPECT_NULL(test, get_kprobe(gone->addr));
+	}
+}
+
 static int kx86_init(struct kunit *test)
 {
 	call_body = kx86_body;
@@ -475,6 +665,9 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_blocked_probe_optimized_later),
 	KUNIT_CASE(kx86_gone_head_bytes_ignored),
 	KUNIT_CASE(kx86_fault_handler_sees_page_fault),
+	KUNIT_CASE(kx86_interrupt_fault_not_the_probes),
+	KUNIT_CASE(kx86_optimization_off_leaves_no_detour),
+	KUNIT_CASE(kx86_gone_head_declines_foreign_int3),
 	{}
 };
 
