@@ -169,7 +169,11 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe *probe, *cur = kprobe_running();
 
 	probe = kprobe_lookup(addr);
-	if (unlikely(!probe))
+	/*
+	 * A gone head's text is no longer ours (freed init text, a new
+	 * module): a BRK there was planted by someone else.
+	 */
+	if (unlikely(!probe || kprobe_gone(probe)))
 		return no_probe_at(addr);
 	if (cur)
 		return reenter(probe, regs, kcb);
