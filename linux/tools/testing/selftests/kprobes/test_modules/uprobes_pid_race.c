@@ -167,7 +167,8 @@ static void disarm(void)
 
 static void reset(int m)
 {
-	res[0] = res[1] = 1;
+	res[0] = 1;
+	res[1] = 1;
 	cb_result = 1;
 	cb_reg = -1;
 	atomic_set(&callbacks, 0);
