@@ -133,5 +133,6 @@ expect churn_result 0 "forkloop: return probe registrations"
 echo disarm > $PARAMS/cmd
 finish
 [ -z "$FAILED" ] || ksft_fail "${FAILED#; }"
-[ "$(warnings)" = "$before" ] || ksft_fail "the kernel logged: $(dmesg | grep -E "$PATTERN" | tail -n 3)"
+[ "$(warnings)" = "$before" ] ||
+	ksft_fail "the kernel logged: $(dmesg | grep -E "$PATTERN" | tail -n 3)"
 ksft_pass "two handlers, cancel and free, register+unregister, exec under a held hit, forks"
