@@ -7,6 +7,8 @@
 # BENCH_ONLY (default all): comma-separated bench commands (hits, body,
 # reg, mem) to run; BENCH_VARIANTS, BENCH_MODES narrow the runs too.
 set -uo pipefail
+# Guest time counts instructions (-icount), one host thread for all vCPUs.
+export TCG_THREAD=single
 . "$(dirname "$0")/lib.sh"
 
 ARCHES=${ARCHES:-x86_64}

@@ -4,8 +4,8 @@
 # SystemTap, BCC on the Debian guest; CLIENTS=0 leaves them out), then one
 # verdict over all of it.
 #
-# A guest runs on one host thread (lib.sh), so the steps are overlapped to
-# keep both cores busy: an arch's check boot and client boot run side by
+# The steps are overlapped so that the host's cores stay busy while a
+# guest waits on its own timers: an arch's check boot and client boot run side by
 # side, the next arch builds behind them at a lower priority, and the
 # Debian roots are unpacked behind the first build.  At most two guests
 # run at once; each has its hard timeout.

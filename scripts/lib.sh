@@ -9,20 +9,27 @@ VARIANT=${VARIANT:-ours}
 FLAVOR=${FLAVOR:-default}
 JOBS=${JOBS:-$(nproc)}
 
-# One host thread runs both vCPUs (thread=single).  With a thread per vCPU,
-# QEMU 7.2 can keep a translation of code that another vCPU rewrote while
-# it was being translated, and then runs the old bytes forever: a CPU
-# trapped again and again on a breakpoint already gone from memory, seen
-# in kprobes_race under FLAVOR=preempt.  Real CPUs refetch after the
-# serialising IPI that text patching sends; TCG does not.  The windows the
-# race tests need are held open by spinning handlers, not by timing, so
-# they hold just as well with the vCPUs taking turns.
+# Each vCPU gets its own host thread (TCG_THREAD=multi), so the race tests
+# and torture run on CPUs that really overlap.  QEMU 7.2 could keep running
+# a translation of text another vCPU had just patched, which is why the
+# harness wants QEMU 10 (scripts/setup.sh).  Measurements take turns on
+# one thread (TCG_THREAD=single): -icount needs it, and a benchmark must not
+# depend on how the host schedules two threads.
+TCG_THREAD=${TCG_THREAD:-multi}
+case "$TCG_THREAD" in
+single | multi) ;;
+*)
+	echo "harness: TCG_THREAD must be single or multi, not '$TCG_THREAD'" >&2
+	exit 2
+	;;
+esac
+
 case "$ARCH" in
 x86_64)
 	karch=x86
 	cross=
 	image_rel=arch/x86/boot/bzImage
-	qemu_cmd=(qemu-system-x86_64 -M pc -cpu max -accel tcg,thread=single)
+	qemu_cmd=(qemu-system-x86_64 -M pc -cpu max -accel tcg,thread=$TCG_THREAD)
 	kernel_args=
 	blk_device=virtio-blk-pci
 	console=ttyS0
@@ -36,7 +43,7 @@ arm64)
 	# go through handle_irq_event() (lkdtm's kprobe crash point); the
 	# pl011 drains its FIFO without one.  Its entropy thread stays off
 	# (rng_core.default_quality=0) so it cannot disturb the benchmarks.
-	qemu_cmd=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg,thread=single
+	qemu_cmd=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg,thread=$TCG_THREAD
 		-device virtio-rng-device)
 	kernel_args="rng_core.default_quality=0"
 	blk_device=virtio-blk-device

@@ -8,6 +8,8 @@
 # Debian ships only in the qemu source package: QEMU_PLUGIN_H names a
 # copy, or it is fetched from Debian's archive once into out/profile/.
 set -euo pipefail
+# Guest time counts instructions (-icount), one host thread for all vCPUs.
+export TCG_THREAD=single
 . "$(dirname "$0")/lib.sh"
 
 kind=${1:?usage: scripts/profile.sh entry|ret|entry+ret|step|arm}

@@ -13,7 +13,7 @@ export DEBIAN_FRONTEND=noninteractive
 # root image, the USDT header for its programs, and stap, which compiles
 # the SystemTap cases against the kernel under test.
 host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync patch
-	kmod ccache qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	kmod ccache gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	busybox-static python3 xz-utils gzip git perl clang lld llvm
 	mmdebstrap e2fsprogs systemtap-sdt-dev systemtap"
 # `make bench` also draws its chart.
@@ -22,6 +22,77 @@ host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync pa
 sudo_if_needed() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
+
+# QEMU comes from the release's backports suite: 7.2's multi-threaded TCG
+# can keep running a translation of text another vCPU has just patched,
+# so race tests there only ran with the vCPUs taking turns.  The suite is
+# added with the mirror the machine already uses for its own release
+# (read from its apt configuration, never written into the tree).
+qemu_min=10
+qemu_packages="qemu-system-x86 qemu-system-arm"
+
+# Print the first mirror URI apt uses for the release suite $1.
+release_mirror() {
+	local suite=$1
+	{
+		# deb822 stanzas, one paragraph each.
+		cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+			awk -v suite="$suite" 'BEGIN { RS = ""; FS = "\n" } {
+				uri = ""; deb = 0; hit = 0
+				for (l = 1; l <= NF; l++) {
+					n = split($l, w, /[ \t]+/)
+					if (w[1] == "Types:") for (i = 2; i <= n; i++) deb += w[i] == "deb"
+					if (w[1] == "URIs:") uri = w[2]
+					if (w[1] == "Suites:") for (i = 2; i <= n; i++) hit += w[i] == suite
+				}
+				if (deb && hit && uri != "") print uri }'
+		# One-line format: deb [options] uri suite components...
+		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			sed -n 's/^deb[ \t]\+\(\[[^]]*\][ \t]\+\)\?//p' |
+			awk -v suite="$suite" '$2 == suite { print $1 }'
+	} | head -n1 | grep .
+}
+
+# Major version of an installed package, or 0.
+pkg_major() {
+	local v
+	v=$(dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null |
+		sed -n 's/^install ok installed \([0-9]*:\)\?\([0-9]*\)\..*/\2/p')
+	echo "${v:-0}"
+}
+
+qemu_major() {
+	local p m low=999
+	for p in $qemu_packages; do
+		m=$(pkg_major "$p")
+		[ "$m" -lt "$low" ] && low=$m
+	done
+	echo "$low"
+}
+
+if [ "$(qemu_major)" -lt "$qemu_min" ]; then
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	bpo_list=/etc/apt/sources.list.d/probes-harness-backports.sources
+	if [ -n "$codename" ] && [ ! -f "$bpo_list" ]; then
+		mirror=$(release_mirror "$codename" || true)
+		if [ -z "$mirror" ]; then
+			echo "setup: no apt source for $codename to take a backports mirror from" >&2
+			exit 1
+		fi
+		printf 'Types: deb\nURIs: %s\nSuites: %s-backports\nComponents: main\n%s\n' \
+			"$mirror" "$codename" \
+			"Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
+			sudo_if_needed tee "$bpo_list" >/dev/null
+	fi
+	echo "setup: installing QEMU $qemu_min from $codename-backports"
+	sudo_if_needed apt-get update -q </dev/null
+	sudo_if_needed apt-get install -y -q --no-install-recommends \
+		-t "$codename-backports" $qemu_packages </dev/null
+	if [ "$(qemu_major)" -lt "$qemu_min" ]; then
+		echo "setup: QEMU is $(qemu_major), the harness needs $qemu_min or later" >&2
+		exit 1
+	fi
+fi
 
 missing=""
 for p in $host_packages; do
