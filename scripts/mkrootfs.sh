@@ -11,7 +11,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 suite=bookworm
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+. "$top/scripts/apt-mirror.sh"
+mirror=$(debian_mirror) || die "no Debian mirror in this machine's apt configuration (set DEBIAN_MIRROR)"
 case "$ARCH" in
 x86_64) debarch=amd64 ;;
 arm64) debarch=arm64 ;;

@@ -6,6 +6,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/base/base.conf"
+. "$top/scripts/apt-mirror.sh"
 out=${OUT:-$top/out}
 export DEBIAN_FRONTEND=noninteractive
 
@@ -16,8 +17,9 @@ host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync pa
 	kmod ccache gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	busybox-static python3 xz-utils gzip git perl clang lld llvm
 	mmdebstrap e2fsprogs systemtap-sdt-dev systemtap"
-# `make bench` also draws its chart.
-[ "${1:-}" = --bench ] && host_packages="$host_packages gnuplot-nox"
+# `make bench` also draws its chart, and scripts/profile.sh builds a QEMU
+# plugin (QEMU's plugin header includes glib's).
+[ "${1:-}" = --bench ] && host_packages="$host_packages gnuplot-nox libglib2.0-dev pkg-config"
 
 sudo_if_needed() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -30,28 +32,6 @@ sudo_if_needed() {
 # (read from its apt configuration, never written into the tree).
 qemu_min=10
 qemu_packages="qemu-system-x86 qemu-system-arm"
-
-# Print the first mirror URI apt uses for the release suite $1.
-release_mirror() {
-	local suite=$1
-	{
-		# deb822 stanzas, one paragraph each.
-		cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-			awk -v suite="$suite" 'BEGIN { RS = ""; FS = "\n" } {
-				uri = ""; deb = 0; hit = 0
-				for (l = 1; l <= NF; l++) {
-					n = split($l, w, /[ \t]+/)
-					if (w[1] == "Types:") for (i = 2; i <= n; i++) deb += w[i] == "deb"
-					if (w[1] == "URIs:") uri = w[2]
-					if (w[1] == "Suites:") for (i = 2; i <= n; i++) hit += w[i] == suite
-				}
-				if (deb && hit && uri != "") print uri }'
-		# One-line format: deb [options] uri suite components...
-		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-			sed -n 's/^deb[ \t]\+\(\[[^]]*\][ \t]\+\)\?//p' |
-			awk -v suite="$suite" '$2 == suite { print $1 }'
-	} | head -n1 | grep .
-}
 
 # Major version of an installed package, or 0.
 pkg_major() {

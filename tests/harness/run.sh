@@ -24,5 +24,19 @@ if [ "$line" != "3 passed, 2 failed" ]; then
 	echo "verdict self-test: --extra-failed summary is '$line'"
 	rc=1
 fi
+# The KCSAN sorter: a report it cannot place counts as ours (both
+# accesses parsed, the module one with its module), never as somebody
+# else's.
+tmp=$(mktemp -d)
+printf 'kernel/kprobes/core.c\n' > "$tmp/files"
+python3 ../../scripts/kcsan_reports.py --log kcsan-unsorted.log --objtree "$tmp" \
+	--files "$tmp/files" --out "$tmp/sorted" > /dev/null
+want="ours data-race in demo_reader / demo_writer :: demo_writer+0x1c/0x40 (unresolved);"
+want="$want demo_reader+0x12/0x30 [demo_mod] (unresolved)"
+if [ "$(cat "$tmp/sorted")" != "$want" ]; then
+	echo "verdict self-test: kcsan_reports.py sorted kcsan-unsorted.log as: $(cat "$tmp/sorted")"
+	rc=1
+fi
+rm -rf "$tmp"
 [ $rc -eq 0 ] && echo "verdict self-test: $(ls *.log | wc -l) fixtures ok"
 exit $rc
