@@ -6,32 +6,44 @@
 # for the 100-process arming) and the same calls unprobed, and prints the
 # difference per call.  The plugin needs QEMU's qemu-plugin.h, which
 # Debian ships only in the qemu source package: QEMU_PLUGIN_H names a
-# copy, or it is fetched from Debian's archive once into out/profile/.
+# copy, or it is fetched once into out/profile/ from the mirror apt uses.
 set -euo pipefail
 # Guest time counts instructions (-icount), one host thread for all vCPUs.
 export TCG_THREAD=single
 . "$(dirname "$0")/lib.sh"
 
 kind=${1:?usage: scripts/profile.sh entry|ret|entry+ret|step|arm}
+"$top/scripts/setup.sh" --bench
 prof=$out/profile
 mkdir -p "$prof"
-hdr=${QEMU_PLUGIN_H:-$prof/qemu/qemu-plugin.h}
+qver=$(dpkg-query -W -f='${Version}' qemu-system-x86)
+hdr=${QEMU_PLUGIN_H:-$prof/qemu-${qver#*:}/qemu-plugin.h}
 if [ ! -f "$hdr" ]; then
-	log "fetching qemu-plugin.h from Debian's qemu source package"
+	# The header of the QEMU that runs the guests (from backports, see
+	# scripts/setup.sh): a plugin built against another one is refused.
+	. "$top/scripts/apt-mirror.sh"
+	log "fetching qemu-plugin.h from Debian's qemu $qver source package"
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	mirror=$(debian_mirror) || die "no Debian mirror in this machine's apt configuration"
 	src=$prof/qemu-src
 	rm -rf "$src"
 	mkdir -p "$src/lists/partial"
-	echo "deb-src http://deb.debian.org/debian bookworm main" > "$src/sources.list"
+	printf 'deb-src %s %s main\ndeb-src %s %s-backports main\n' \
+		"$mirror" "$codename" "$mirror" "$codename" > "$src/sources.list"
 	apt=(apt-get -qq -o "Dir::Etc::SourceList=$src/sources.list"
 		-o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$src/lists")
 	"${apt[@]}" update
-	(cd "$src" && "${apt[@]}" source --download-only qemu)
+	# Only the upstream tarball is needed; a mirror may lack the backport's
+	# Debian part.
+	(cd "$src" && "${apt[@]}" source --download-only "qemu=$qver") || true
+	ls "$src"/qemu_*.orig.tar.* >/dev/null 2>&1 ||
+		die "could not fetch the qemu $qver source tarball"
 	tar -xf "$src"/qemu_*.orig.tar.* -C "$src" --wildcards '*/include/qemu/qemu-plugin.h'
 	mkdir -p "$(dirname "$hdr")"
 	cp "$src"/qemu-*/include/qemu/qemu-plugin.h "$hdr"
 	rm -rf "$src"
 fi
-gcc -O2 -Wall -shared -fPIC -I"$(dirname "$hdr")" -o "$prof/insnprof.so" \
+gcc -O2 -Wall -shared -fPIC -I"$(dirname "$hdr")" $(pkg-config --cflags glib-2.0) -o "$prof/insnprof.so" \
 	"$top/bench/profile/insnprof.c"
 
 "$top/scripts/build.sh"

@@ -6,60 +6,70 @@
  * named by its out= argument.
  *
  * The counters are inline adds that TCG emits before each instruction,
- * so counting costs no callback.  The harness runs guests with one host
- * thread for all vCPUs (thread=single), so the counters need no atomics.
+ * so counting costs no callback.  They live in QEMU scoreboards (one
+ * slot per vCPU, summed at exit), which is what the plugin API of
+ * QEMU 8.2 and later offers for inline operations; per-vCPU slots also
+ * keep the counts right when vCPUs run on host threads of their own.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glib.h>
 #include <qemu-plugin.h>
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
-struct counter {
-	uint64_t pc;
-	uint64_t n;
-};
-
-/* Counters live in chunks that never move: TCG code points at them. */
+/*
+ * Counter i belongs to the guest address pcs[i]; its count is the u64 at
+ * offset (i % CHUNK) of scoreboard i / CHUNK, one such array per vCPU.
+ * Translation may run on several host threads at once: one lock guards
+ * the table, the scoreboards are QEMU's to keep.
+ */
 #define CHUNK		65536
 #define TABLE_BITS	22
 
-static struct counter **chunks;
-static size_t nchunks, used;
+static struct qemu_plugin_scoreboard **boards;
+static uint64_t *pcs;
+static size_t nboards, used;
 static uint32_t *table;		/* open addressing; 1 + index, 0 = free */
+static GMutex lock;
 static const char *out_path = "insnprof.txt";
 
-static struct counter *counter_at(size_t i)
+static qemu_plugin_u64 counter_at(size_t i)
 {
-	return &chunks[i / CHUNK][i % CHUNK];
+	qemu_plugin_u64 entry = {
+		.score = boards[i / CHUNK],
+		.offset = (i % CHUNK) * sizeof(uint64_t),
+	};
+
+	return entry;
 }
 
-static struct counter *counter_for(uint64_t pc)
+static qemu_plugin_u64 counter_for(uint64_t pc)
 {
 	size_t mask = (1u << TABLE_BITS) - 1;
 	size_t h = (pc * 0x9E3779B97F4A7C15ull) >> (64 - TABLE_BITS);
-	struct counter *c;
 
 	for (; table[h]; h = (h + 1) & mask)
-		if (counter_at(table[h] - 1)->pc == pc)
+		if (pcs[table[h] - 1] == pc)
 			return counter_at(table[h] - 1);
 	if (used % CHUNK == 0) {
-		chunks = realloc(chunks, (nchunks + 1) * sizeof(*chunks));
-		if (!chunks || !(chunks[nchunks++] = calloc(CHUNK, sizeof(**chunks)))) {
+		boards = realloc(boards, (nboards + 1) * sizeof(*boards));
+		pcs = realloc(pcs, (nboards + 1) * CHUNK * sizeof(*pcs));
+		if (!boards || !pcs) {
 			fprintf(stderr, "insnprof: out of memory\n");
 			exit(1);
 		}
+		boards[nboards++] = qemu_plugin_scoreboard_new(CHUNK * sizeof(uint64_t));
 	}
-	c = counter_at(used);
-	c->pc = pc;
+	pcs[used] = pc;
 	table[h] = ++used;
 	if (used * 2 > mask) {
 		fprintf(stderr, "insnprof: more instructions than the table holds\n");
 		exit(1);
 	}
-	return c;
+	return counter_at(used - 1);
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -68,14 +78,17 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		struct counter *c = counter_for(qemu_plugin_insn_vaddr(insn));
+		qemu_plugin_u64 c;
 
-		qemu_plugin_register_vcpu_insn_exec_inline(insn,
-				QEMU_PLUGIN_INLINE_ADD_U64, &c->n, 1);
+		g_mutex_lock(&lock);
+		c = counter_for(qemu_plugin_insn_vaddr(insn));
+		g_mutex_unlock(&lock);
+		qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn,
+				QEMU_PLUGIN_INLINE_ADD_U64, c, 1);
 	}
 }
 
-static void on_exit(qemu_plugin_id_t id, void *unused)
+static void at_exit(qemu_plugin_id_t id, void *unused)
 {
 	FILE *f = fopen(out_path, "w");
 	size_t i;
@@ -84,10 +97,12 @@ static void on_exit(qemu_plugin_id_t id, void *unused)
 		perror(out_path);
 		return;
 	}
-	for (i = 0; i < used; i++)
-		if (counter_at(i)->n)
-			fprintf(f, "%" PRIx64 " %" PRIu64 "\n", counter_at(i)->pc,
-				counter_at(i)->n);
+	for (i = 0; i < used; i++) {
+		uint64_t n = qemu_plugin_u64_sum(counter_at(i));
+
+		if (n)
+			fprintf(f, "%" PRIx64 " %" PRIu64 "\n", pcs[i], n);
+	}
 	fclose(f);
 }
 
@@ -104,6 +119,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (!table)
 		return -1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-	qemu_plugin_register_atexit_cb(id, on_exit, NULL);
+	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;
 }
