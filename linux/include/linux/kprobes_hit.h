@@ -423,5 +423,25 @@ int kprobe_run_fault_handler(struct kprobe *p, struct pt_regs *regs,
 kprobe_opcode_t *kprobe_alloc_insn_slot(void);
 void kprobe_free_insn_slot(kprobe_opcode_t *slot);
 
+#if IS_ENABLED(CONFIG_KPROBES_TORTURE_TEST)
+/*
+ * Kernel-mode breakpoint traps taken on this CPU, whoever's they were.
+ * Only kernels built for kprobetorture count them: it tells a hit our
+ * handlers dropped (the CPU trapped) from a CPU that ran through a
+ * breakpoint memory held without trapping at all, which only a faulty
+ * CPU or emulator does (QEMU's multi-threaded TCG running a stale
+ * translation of patched text).
+ */
+DECLARE_PER_CPU(unsigned long, kprobe_traps_taken);
+
+/* A port calls this first thing in its kernel-mode breakpoint handler. */
+static __always_inline void kprobe_count_trap(void)
+{
+	__this_cpu_inc(kprobe_traps_taken);
+}
+#else
+static __always_inline void kprobe_count_trap(void) { }
+#endif
+
 #endif /* CONFIG_KPROBES */
 #endif /* _LINUX_KPROBES_HIT_H */

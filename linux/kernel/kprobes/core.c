@@ -38,6 +38,10 @@ DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
  */
 DEFINE_PER_CPU(struct kprobe *, kprobe_in_handler);
 DEFINE_PER_CPU(unsigned int, kprobe_hit_context);
+#if IS_ENABLED(CONFIG_KPROBES_TORTURE_TEST)
+DEFINE_PER_CPU(unsigned long, kprobe_traps_taken);
+EXPORT_PER_CPU_SYMBOL_GPL(kprobe_traps_taken);
+#endif
 
 /* Serialises every change to sites and probes; never taken on a hit. */
 DEFINE_MUTEX(probes_mutex);

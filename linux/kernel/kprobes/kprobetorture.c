@@ -21,7 +21,14 @@
  *    it was disarmed must have been counted.  Per armed interval that is
  *    at least (calls finished at its end) - (calls begun at its start);
  *    for the companion's functions, only over intervals the module
- *    stayed loaded through.
+ *    stayed loaded through.  A call that ran through a breakpoint memory
+ *    held without its CPU trapping ran stale code: no kernel can catch
+ *    that, only a faulty CPU or emulator does it (QEMU's multi-threaded
+ *    TCG can keep a translation of text another vCPU just patched).
+ *    Such calls are counted and reported ("stale"), and taken off the
+ *    bound of the interval they ended in (which may also drop a call in
+ *    flight when the interval opened: at most one per caller, and only
+ *    on a machine that ran stale code).
  *  - invented: no more hits than calls that overlapped the registration:
  *    (calls begun after unregistration) - (calls finished before
  *    registration).
@@ -37,6 +44,7 @@
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/kprobes_hit.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -124,6 +132,8 @@ struct kpt_target {
 	unsigned long body_offset;
 	/* Calls begun and calls finished. */
 	atomic_long_t begun, finished;
+	/* Calls that ran past the breakpoint at @body without a trap. */
+	atomic_long_t stale;
 };
 
 #define TARGET(n) { kpt_fn##n, n, "kpt_fn" #n }
@@ -160,6 +170,7 @@ struct kpt_slot {
 	bool armed;			/* in an interval the lower bound covers */
 	bool dead;			/* unregistration has returned */
 	long interval_begun;		/* begun calls when the interval opened */
+	long interval_stale;		/* stale calls then */
 	int interval_gen;		/* mod_generation then */
 	int reg_gen;			/* mod_generation at registration */
 	long lower;			/* calls the probe must have seen so far */
@@ -180,7 +191,10 @@ static bool world_armed = true;
 static atomic_long_t n_calls, n_wrong, n_late, n_lost, n_invented, n_post;
 static atomic_long_t n_reg, n_unreg, n_batch, n_toggle, n_world, n_opt;
 static atomic_long_t n_errors, n_optimized, n_ftrace, n_mod_absent;
-static atomic_long_t n_mod_loads;
+static atomic_long_t n_mod_loads, n_stale;
+/* What an armed breakpoint looks like in text (read off a live probe). */
+static kprobe_opcode_t kpt_breakpoint;
+static bool kpt_breakpoint_known;
 
 static struct task_struct **caller_tasks, **churner_tasks, *supervisor_task;
 static int nr_callers;
@@ -293,6 +307,7 @@ static void interval_open(struct kpt_slot *s)
 	/* A [GONE] probe's text went with its module: it sees no calls. */
 	if (world_armed && s->state == KPT_ON && !kprobe_gone(slot_kprobe(s))) {
 		s->interval_gen = atomic_read(&mod_generation);
+		s->interval_stale = atomic_long_read(&s->t->stale);
 		s->interval_begun = atomic_long_read(&s->t->begun);
 		s->armed = true;
 	}
@@ -305,6 +320,7 @@ static void interval_close(struct kpt_slot *s)
 	if (!s->armed)
 		return;
 	done = atomic_long_read(&s->t->finished) - s->interval_begun;
+	done -= atomic_long_read(&s->t->stale) - s->interval_stale;
 	s->armed = false;
 	/* The companion came or went: its probe may have gone with it. */
 	if (s->t->mod && (atomic_read(&mod_generation) != s->interval_gen ||
@@ -604,6 +620,39 @@ static int churner(void *arg)
 
 /* --- the callers --- */
 
+/*
+ * One counted call of @t.  If the breakpoint at @body was in memory when
+ * the call began and when it ended, yet this CPU took no breakpoint trap
+ * in between, the CPU ran code other than what memory held: the call is
+ * counted as stale (see "lost" above).  Preemption stays off so that
+ * both trap counts are this CPU's; an interrupt's traps only make the
+ * test miss a stale call, never invent one.
+ */
+static int kpt_call(struct kpt_target *t, int (*fn)(int x), int x,
+		    const kprobe_opcode_t *body)
+{
+	unsigned long traps;
+	bool armed;
+	int r;
+
+	atomic_long_inc(&t->begun);
+	preempt_disable();
+	armed = kpt_breakpoint_known && body &&
+		READ_ONCE(*body) == kpt_breakpoint;
+	traps = this_cpu_read(kprobe_traps_taken);
+	r = fn(x);
+	if (armed && traps == this_cpu_read(kprobe_traps_taken) &&
+	    READ_ONCE(*body) == kpt_breakpoint) {
+		/* Before the call is seen finished: see interval_close(). */
+		atomic_long_inc(&t->stale);
+		atomic_long_inc(&n_stale);
+	}
+	preempt_enable();
+	atomic_long_inc(&t->finished);
+	atomic_long_inc(&n_calls);
+	return r;
+}
+
 static int caller(void *arg)
 {
 	struct torture_random_state rnd;
@@ -618,12 +667,9 @@ static int caller(void *arg)
 
 		OPTIMIZER_HIDE_VAR(fn);
 		x = torture_random(&rnd) & 0xffff;
-		atomic_long_inc(&t->begun);
-		r = fn(x);
-		atomic_long_inc(&t->finished);
+		r = kpt_call(t, fn, x, t->body);
 		if (r != kpt_expected(t->nr, x))
 			atomic_long_inc(&n_wrong);
-		atomic_long_inc(&n_calls);
 		if (!(++i % 64))
 			cond_resched();
 	}
@@ -669,16 +715,13 @@ EXPORT_SYMBOL_GPL(kprobetorture_mod_leave);
 int kprobetorture_mod_call(int nr, int (*fn)(int x), int x)
 {
 	struct kpt_target *t;
-	int r;
 
 	if (WARN_ON_ONCE(nr < 0 || NR_CORE_TARGETS + nr >= NR_TARGETS))
 		return fn(x);
 	t = &targets[NR_CORE_TARGETS + nr];
-	atomic_long_inc(&t->begun);
-	r = fn(x);
-	atomic_long_inc(&t->finished);
-	atomic_long_inc(&n_calls);
-	return r;
+	/* The probe's own address: its offset counts bytes. */
+	return kpt_call(t, fn, x, READ_ONCE(t->body_offset) ?
+			(void *)fn + READ_ONCE(t->body_offset) : NULL);
 }
 EXPORT_SYMBOL_GPL(kprobetorture_mod_call);
 
@@ -713,6 +756,9 @@ static void print_verdict(void)
 		atomic_long_read(&n_opt), atomic_long_read(&n_optimized),
 		atomic_long_read(&n_ftrace), atomic_long_read(&n_mod_loads),
 		atomic_long_read(&n_mod_absent));
+	if (atomic_long_read(&n_stale))
+		pr_warn("%ld calls ran through a breakpoint in memory without trapping: this CPU or emulator ran stale text (not counted as lost)\n",
+			atomic_long_read(&n_stale));
 	pr_info("verdict %s lost %ld invented %ld late %ld post %ld wrong %ld errors %ld\n",
 		bad ? "FAIL" : "PASS", atomic_long_read(&n_lost),
 		atomic_long_read(&n_invented), atomic_long_read(&n_late),
@@ -748,6 +794,31 @@ static int supervisor(void *arg)
 	return 0;
 }
 
+/*
+ * Read what an armed breakpoint looks like off @kp, just registered on
+ * @t's body, and check that a call through it counts a trap on this CPU:
+ * without that, every call would look stale (see kpt_call()).
+ */
+static void learn_breakpoint(struct kpt_target *t, struct kprobe *kp)
+{
+	kprobe_opcode_t insn = READ_ONCE(*kp->addr);
+	unsigned long traps;
+
+	preempt_disable();
+	traps = this_cpu_read(kprobe_traps_taken);
+	t->fn(1);
+	traps = this_cpu_read(kprobe_traps_taken) - traps;
+	preempt_enable();
+	if (!traps || READ_ONCE(*kp->addr) != insn) {
+		atomic_long_inc(&n_errors);
+		pr_err("a call through the probe at %pS counted %lu traps: stale calls will not be told apart\n",
+		       kp->addr, traps);
+		return;
+	}
+	kpt_breakpoint = insn;
+	kpt_breakpoint_known = true;
+}
+
 /* Where each function's entry and body probes go. */
 static int find_addresses(struct kpt_target *t)
 {
@@ -765,6 +836,9 @@ static int find_addresses(struct kpt_target *t)
 		kp.addr = t->entry + off;
 		if (register_kprobe(&kp))
 			continue;
+		/* Armed by now; only a jump optimization comes later. */
+		if (!kpt_breakpoint_known)
+			learn_breakpoint(t, &kp);
 		unregister_kprobe(&kp);
 		t->body = t->entry + off;
 		return 0;

@@ -66,7 +66,8 @@ static unsigned long body_offset(int (*fn)(int x))
 		if (register_kprobe(&kp))
 			continue;
 		unregister_kprobe(&kp);
-		return off;
+		/* In bytes, as kprobe.offset counts them. */
+		return off * sizeof(kprobe_opcode_t);
 	}
 	return 0;
 }

@@ -168,6 +168,7 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *probe, *cur = kprobe_running();
 
+	kprobe_count_trap();
 	probe = kprobe_lookup(addr);
 	/*
 	 * A gone head's text is no longer ours (freed init text, a new

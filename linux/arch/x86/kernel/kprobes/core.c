@@ -272,6 +272,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 	if (user_mode(regs))
 		return 0;
+	kprobe_count_trap();
 	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
 	kcb = get_kprobe_ctlblk();
 	cur = kprobe_running();
