@@ -8,7 +8,9 @@
 # The module's verdict says whether any hit in the target was lost or
 # invented, or any handler ran after its unregistration was synced; the
 # target says whether any result was wrong or any child failed (killed
-# by SIGTRAP, say).  The kernel must log no warning meanwhile.
+# by SIGTRAP, say).  The kernel must log no warning meanwhile.  Calls
+# an emulator ran on stale text (no trap although the breakpoint was in
+# memory all along) are counted apart, as "stale", and do not fail.
 # UPROBE_TORTURE_DURATION sets the seconds (default 20).
 . "$(dirname "$0")/probe_lib.sh"
 D=${UPROBE_TORTURE_DURATION:-20}
