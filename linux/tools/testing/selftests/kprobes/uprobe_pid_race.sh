@@ -12,11 +12,9 @@
 #    call is ignored, the registration completes, the probe cycles;
 #  - a handler waits while another process execs, which drops its probe:
 #    registering that probe from the handler is refused, and afterwards
-#    it unregisters and registers again on the new image.
-# (The module's ret_churn and the target's forkloop drive a return probe
-# registered and unregistered under forks; under FLAVOR=debug a few
-# children still end with a breakpoint or a wrong result, which issue 25
-# has open, so that case is not run here yet.)
+#    it unregisters and registers again on the new image;
+#  - a return probe registered and unregistered over and over while the
+#    process forks: no child keeps the breakpoint.
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs
 serve_pid_target uprobes_pid_race
@@ -123,9 +121,18 @@ expect hits_z 4 "drop: the probe on the new image"
 exec 5>&-
 wait $PID2
 
+# 5. Forks while a return probe comes and goes, alone: the entry probe's
+# fixing up at fork would take the breakpoint out of the children too.
+echo disarm > $PARAMS/cmd
+echo "forkloop 150" >&3
+echo ret_churn=60 > $PARAMS/cmd
+read -r REPLY <&4 || fail "forkloop: the target did not answer"
+expect churn_result 0 "forkloop: return probe registrations"
+[ "$REPLY" = 0 ] || fail "forkloop: $REPLY children kept a breakpoint or computed wrong"
+
 echo disarm > $PARAMS/cmd
 finish
 [ -z "$FAILED" ] || ksft_fail "${FAILED#; }"
 [ "$(warnings)" = "$before" ] ||
 	ksft_fail "the kernel logged: $(dmesg | grep -E "$PATTERN" | tail -n 3)"
-ksft_pass "two handlers, cancel and free, register+unregister, exec under a held hit"
+ksft_pass "two handlers, cancel and free, register+unregister, exec under a held hit, forks"

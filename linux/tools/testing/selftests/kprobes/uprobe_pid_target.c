@@ -13,7 +13,7 @@
  *   forkloop N     fork N children one after the other; each calls work()
  *                  and then looks at its first bytes; print how many
  *                  children still had a breakpoint there, or got a
- *                  wrong result
+ *                  wrong result (each one is described on stderr)
  * "uprobe_pid_target call N" calls work() N times, prints the sum and
  * the kB of private copies in its text, and exits.
  */
@@ -87,6 +87,27 @@ static int work_changed(void)
 	return now != work_orig;
 }
 
+/*
+ * A forked child of forkloop: what it found, as bits of its exit status,
+ * so that a failure says how the child went wrong.
+ */
+enum {
+	CHILD_BP_BEFORE	= 1,	/* a breakpoint at work() before calling it */
+	CHILD_WRONG	= 2,	/* work() returned a wrong value */
+	CHILD_BP_AFTER	= 4,	/* a breakpoint at work() after the calls */
+};
+
+static int fork_child(void)
+{
+	int ret = work_changed() ? CHILD_BP_BEFORE : 0;
+
+	if (calls(2) != 5)
+		ret |= CHILD_WRONG;
+	if (work_changed())
+		ret |= CHILD_BP_AFTER;
+	return ret;
+}
+
 static long fork_loop(long n)
 {
 	long i, bad = 0;
@@ -96,9 +117,22 @@ static long fork_loop(long n)
 		pid_t p = fork();
 
 		if (!p)
-			_exit(calls(2) != 5 || work_changed());
-		if (p < 0 || waitpid(p, &status, 0) != p || status)
+			_exit(fork_child());
+		if (p < 0 || waitpid(p, &status, 0) != p) {
+			fprintf(stderr, "forkloop: child %ld: fork or wait failed\n", i);
 			bad++;
+		} else if (WIFSIGNALED(status)) {
+			fprintf(stderr, "forkloop: child %ld (pid %d): killed by signal %d\n",
+				i, p, WTERMSIG(status));
+			bad++;
+		} else if (WEXITSTATUS(status)) {
+			status = WEXITSTATUS(status);
+			fprintf(stderr, "forkloop: child %ld (pid %d):%s%s%s\n", i, p,
+				status & CHILD_BP_BEFORE ? " breakpoint before the calls" : "",
+				status & CHILD_WRONG ? " wrong result" : "",
+				status & CHILD_BP_AFTER ? " breakpoint after the calls" : "");
+			bad++;
+		}
 	}
 	return bad;
 }
