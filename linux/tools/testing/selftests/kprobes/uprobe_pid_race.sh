@@ -14,7 +14,11 @@
 #    registering that probe from the handler is refused, and afterwards
 #    it unregisters and registers again on the new image;
 #  - a return probe registered and unregistered over and over while the
-#    process forks: no child keeps the breakpoint.
+#    process forks: no child keeps the breakpoint;
+#  - a fork held, breakpoint copied, until the return probe's
+#    unregistration has started, and that unregistration's walk then held
+#    before it reaches the child: the child waits for it before it runs,
+#    and never sees the breakpoint.
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs
 serve_pid_target uprobes_pid_race
@@ -130,9 +134,25 @@ read -r REPLY <&4 || fail "forkloop: the target did not answer"
 expect churn_result 0 "forkloop: return probe registrations"
 [ "$REPLY" = 0 ] || fail "forkloop: $REPLY children kept a breakpoint or computed wrong"
 
+# 6. The window of 5 held open: one fork, stopped (by a kprobe on the
+# fork hook) until the unregistration has begun, the unregistration's
+# walk stopped (on the parent's mmap_lock) until the child has slept a
+# second in its fork hook or has exited.
+echo disarm > $PARAMS/cmd
+echo forkwin > $PARAMS/cmd
+expect fw_result 0 "forkwin: the return probe, the kprobe, the threads"
+echo "forkloop 1" >&3
+read -r REPLY <&4 || fail "forkwin: the target did not answer"
+echo forkwin_end > $PARAMS/cmd
+expect fw_seen 1 "forkwin: the fork went on while the probe was unregistering"
+expect fw_unreg_done 1 "forkwin: the unregistration ran"
+[ "$REPLY" = 0 ] || fail "forkwin: the child forked during the unregistration saw the breakpoint"
+expect fw_release 1 "forkwin: the child waited for the unregistration (2: it ran and exited)"
+
 echo disarm > $PARAMS/cmd
 finish
 [ -z "$FAILED" ] || ksft_fail "${FAILED#; }"
 [ "$(warnings)" = "$before" ] ||
 	ksft_fail "the kernel logged: $(dmesg | grep -E "$PATTERN" | tail -n 3)"
-ksft_pass "two handlers, cancel and free, register+unregister, exec under a held hit, forks"
+ksft_pass "two handlers, cancel and free, register+unregister, exec under a held hit," \
+	"forks, a held fork"

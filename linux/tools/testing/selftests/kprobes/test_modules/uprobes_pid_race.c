@@ -15,12 +15,26 @@
  *            drops probe "z" on it; "cmd=release" lets the handler go,
  *            which then registers "z" again at "work2"
  *
+ *   forkwin  a fork of "pid" is held just before the fork hook sees
+ *            whether the mm has process probes, while the return probe
+ *            on work() is unregistered; that unregistration's walk is
+ *            then held on the parent's mmap_lock, so the child is forked
+ *            with the breakpoint and nothing has taken it out yet.  The
+ *            window ends when the child has waited a second or exited
+ *            (forkwin_end collects the threads; fw_* tell what happened)
+ *
  * Other commands: arm (probe "a"), y_cycle, z_arm, z_again,
  * ret_churn=N (a return probe on work() of "pid" registered and
  * unregistered N times), disarm.
  */
+#include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uprobes.h>
 #include <linux/wait.h>
@@ -178,6 +192,211 @@ static void reset(int m)
 	WRITE_ONCE(mode, m);
 }
 
+/*
+ * forkwin.  pid.c's state of a probe being unregistered (its enum is
+ * private): the held fork goes on once the unregistration has started.
+ */
+#define FW_UNREGISTERING	4
+#define FW_SPIN_US		(10 * USEC_PER_SEC)
+
+static int fw_result = 1, fw_seen, fw_release, fw_unreg_done;
+module_param(fw_result, int, 0444);
+module_param(fw_seen, int, 0444);	/* 1: the fork saw it start */
+module_param(fw_release, int, 0444);	/* 1 child waited, 2 exited, 3 timeout */
+module_param(fw_unreg_done, int, 0444);
+
+static atomic_t fw_armed;
+static bool fw_kp_on;
+static int fw_in_window, fw_locked;
+static struct task_struct *fw_child, *fw_parent, *fw_locker, *fw_unreg;
+static struct mm_struct *fw_mm;
+static DECLARE_COMPLETION(fw_locker_done);
+static DECLARE_COMPLETION(fw_unreg_exit);
+
+/*
+ * On the parent's CPU, in the fork after the mm was copied (breakpoint
+ * included) and before uprobe_copy_process() looks at the parent's
+ * process probes: spin until the other CPU has begun unregistering.
+ */
+static int fw_fork_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct task_struct *child;
+	int us;
+
+	if (current->tgid != READ_ONCE(pid) || !atomic_xchg(&fw_armed, 0))
+		return 0;
+	child = (struct task_struct *)regs_get_kernel_argument(regs, 0);
+	fw_child = get_task_struct(child);
+	WRITE_ONCE(fw_in_window, 1);
+	for (us = 0; us < FW_SPIN_US; us += 10) {
+		if (READ_ONCE(pr.u.state) == FW_UNREGISTERING) {
+			WRITE_ONCE(fw_seen, 1);
+			break;
+		}
+		udelay(10);	/* a kprobe handler: no sleeping */
+	}
+	return 0;
+}
+
+static struct kprobe fw_kp = {
+	.symbol_name	= "uprobe_copy_process",
+	.pre_handler	= fw_fork_pre,
+};
+
+/* Poll @flag for up to 20 s. */
+static bool fw_wait_flag(int *flag)
+{
+	int i;
+
+	for (i = 0; i < 1000 && !READ_ONCE(*flag); i++)
+		msleep(20);
+	return READ_ONCE(*flag);
+}
+
+/*
+ * Once the fork is held, take the parent's mmap_lock, which the
+ * unregistration's walk needs first (the parent's vma comes first in
+ * the file's i_mmap, the child's right after it); let go once the
+ * child has slept a second (waiting in its fork hook) or exited.
+ */
+static int fw_locker_fn(void *unused)
+{
+	int i, asleep = 0;
+
+	if (fw_wait_flag(&fw_in_window)) {
+		mmap_write_lock(fw_mm);
+		WRITE_ONCE(fw_locked, 1);
+		fw_release = 3;
+		for (i = 0; i < 1000; i++) {
+			if (READ_ONCE(fw_child->exit_state)) {
+				fw_release = 2;
+				break;
+			}
+			asleep = READ_ONCE(fw_child->__state) & TASK_UNINTERRUPTIBLE ?
+				 asleep + 1 : 0;
+			if (asleep >= 50) {
+				fw_release = 1;
+				break;
+			}
+			msleep(20);
+		}
+		mmap_write_unlock(fw_mm);
+	}
+	complete(&fw_locker_done);
+	return 0;
+}
+
+static int fw_unreg_fn(void *unused)
+{
+	if (fw_wait_flag(&fw_locked)) {
+		unregister_pid_uretprobe(&pr);
+		WRITE_ONCE(fw_unreg_done, 1);
+	}
+	complete(&fw_unreg_exit);
+	return 0;
+}
+
+static void fw_end(void)
+{
+	if (fw_locker) {
+		wait_for_completion(&fw_locker_done);
+		wait_for_completion(&fw_unreg_exit);
+		fw_locker = NULL;
+		fw_unreg = NULL;
+	}
+	if (fw_kp_on) {
+		unregister_kprobe(&fw_kp);
+		fw_kp_on = false;
+	}
+	if (fw_child) {
+		put_task_struct(fw_child);
+		fw_child = NULL;
+	}
+	if (fw_parent) {
+		set_cpus_allowed_ptr(fw_parent, cpu_possible_mask);
+		put_task_struct(fw_parent);
+		fw_parent = NULL;
+	}
+	if (fw_mm) {
+		mmput(fw_mm);
+		fw_mm = NULL;
+	}
+}
+
+/*
+ * The parent on CPU 0, the threads that lock and unregister on CPU 1:
+ * while the fork spins, they must be able to run.
+ */
+static int fw_start(void)
+{
+	struct pid *p;
+	int ret;
+
+	if (num_online_cpus() < 2 || !cpu_online(0) || !cpu_online(1))
+		return -EOPNOTSUPP;
+	p = find_get_pid(pid);
+	fw_parent = p ? get_pid_task(p, PIDTYPE_PID) : NULL;
+	put_pid(p);
+	if (!fw_parent)
+		return -ESRCH;
+	fw_mm = get_task_mm(fw_parent);
+	if (!fw_mm)
+		return -ESRCH;
+	ret = set_cpus_allowed_ptr(fw_parent, cpumask_of(0));
+	if (ret)
+		return ret;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.u.pid = pid;
+	pr.u.vaddr = work;
+	pr.handler = ret_r;
+	ret = register_pid_uretprobe(&pr);
+	if (ret)
+		return ret;
+
+	fw_in_window = 0;
+	fw_locked = 0;
+	fw_seen = 0;
+	fw_release = 0;
+	fw_unreg_done = 0;
+	reinit_completion(&fw_locker_done);
+	reinit_completion(&fw_unreg_exit);
+	fw_locker = kthread_create(fw_locker_fn, NULL, "fw_locker");
+	if (IS_ERR(fw_locker)) {
+		ret = PTR_ERR(fw_locker);
+		fw_locker = NULL;
+		return ret;
+	}
+	fw_unreg = kthread_create(fw_unreg_fn, NULL, "fw_unreg");
+	if (IS_ERR(fw_unreg)) {
+		/* Let the locker give up by itself: nothing will fork. */
+		wake_up_process(fw_locker);
+		wait_for_completion(&fw_locker_done);
+		fw_locker = NULL;
+		ret = PTR_ERR(fw_unreg);
+		fw_unreg = NULL;
+		return ret;
+	}
+	kthread_bind(fw_locker, 1);
+	kthread_bind(fw_unreg, 1);
+	/* Registered afresh each time: a kprobe keeps what it resolved. */
+	memset(&fw_kp, 0, sizeof(fw_kp));
+	fw_kp.symbol_name = "uprobe_copy_process";
+	fw_kp.pre_handler = fw_fork_pre;
+	ret = register_kprobe(&fw_kp);
+	fw_kp_on = !ret;
+	if (ret) {
+		/* Both give up after their bounded wait. */
+		wake_up_process(fw_locker);
+		wake_up_process(fw_unreg);
+		return ret;
+	}
+	atomic_set(&fw_armed, 1);
+	wake_up_process(fw_locker);
+	wake_up_process(fw_unreg);
+	return 0;
+}
+
 static int ret_churn(int n)
 {
 	int i, ret = 0;
@@ -241,6 +460,13 @@ static int do_cmd(const char *val, const struct kernel_param *kp)
 		z_result = register_pid_uprobe(&pz);
 	} else if (sscanf(val, "ret_churn=%d", &n) == 1) {
 		churn_result = ret_churn(n);
+	} else if (sysfs_streq(val, "forkwin")) {
+		fw_result = fw_start();
+		if (fw_result)
+			fw_end();
+	} else if (sysfs_streq(val, "forkwin_end")) {
+		atomic_set(&fw_armed, 0);
+		fw_end();
 	} else if (sysfs_streq(val, "disarm")) {
 		disarm();
 	} else {
@@ -256,6 +482,8 @@ static void __exit uprobes_pid_race_exit(void)
 {
 	WRITE_ONCE(go, true);
 	wake_up_all(&waitq);
+	atomic_set(&fw_armed, 0);
+	fw_end();
 	disarm();
 }
 
