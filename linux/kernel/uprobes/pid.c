@@ -10,7 +10,8 @@
  * cache's page.  What the file interface does not do by itself:
  *
  *  - fork copies the breakpoint into the child's pages: the child takes
- *    it out before it first runs in user mode (uprobe_pid_fork());
+ *    it out before it first runs in user mode (uprobe_pid_fork()), or
+ *    waits there for a registration or unregistration walk in flight;
  *  - when the process execs or exits, its mm goes; a work item then
  *    unregisters its probes, and unregistering them later does nothing;
  *  - a register or unregister call from a handler cannot wait for the
@@ -72,11 +73,15 @@ struct pid_op {
 };
 
 static DEFINE_MUTEX(pid_lock);
-static LIST_HEAD(pid_probes);	/* REGISTERING, ACTIVE and DROPPING ones */
 /*
- * Woken when a probe leaves REGISTERING, UNREGISTERING or DROPPING;
- * settle_seq counts those changes for waiters that must not look at a
- * probe without pid_lock.
+ * REGISTERING, ACTIVE, DROPPING ones, and UNREGISTERING ones until their
+ * breakpoints are out; each counts in its mm's nr_pid_probes.
+ */
+static LIST_HEAD(pid_probes);
+/*
+ * Woken when a probe leaves REGISTERING, UNREGISTERING or DROPPING, or
+ * is unlisted; settle_seq counts those changes for waiters that must
+ * not look at a probe without pid_lock.
  */
 static DECLARE_WAIT_QUEUE_HEAD(pid_settled);
 static unsigned long settle_seq;
@@ -277,13 +282,30 @@ fail:
 	return ret;
 }
 
-/* Disarm @u, which the caller moved from ACTIVE to UNREGISTERING. */
+/*
+ * Disarm @u, which the caller moved from ACTIVE to UNREGISTERING and
+ * left listed.
+ */
 static void disarm(struct pid_uprobe *u)
 {
 	struct mm_struct *mm = u->mm;
 	struct pid_op *spare;
 
 	uprobe_unregister_nosync(u->point, &u->consumer);
+	/*
+	 * Only now may forks of the mm skip fork_fixup(): until the walk
+	 * above took the lock that excludes forks, a fork could copy the
+	 * breakpoint, and a child copied then keeps it until the walk
+	 * reaches it.  Unlisted earlier, the probe left such a child free
+	 * to run into it first (and, the consumer gone, to leave it in).
+	 * Listed and UNREGISTERING, it makes the child wait for the walk.
+	 */
+	mutex_lock(&pid_lock);
+	listed(u, false);
+	WRITE_ONCE(settle_seq, settle_seq + 1);
+	mutex_unlock(&pid_lock);
+	wake_up_all(&pid_settled);
+
 	uprobe_unregister_sync();
 
 	mutex_lock(&pid_lock);
@@ -358,7 +380,6 @@ static void unregister_now(struct pid_uprobe *u)
 		return;
 	}
 	set_state(u, PID_PROBE_UNREGISTERING);
-	listed(u, false);
 	mutex_unlock(&pid_lock);
 	disarm(u);
 }
@@ -604,13 +625,15 @@ void uprobe_pid_mm_gone(struct mm_struct *mm)
 		schedule_work(&drop_gone);
 }
 
-static bool registering_in(struct mm_struct *mm)
+/* A probe of @mm whose walk may still change breakpoints in children. */
+static bool walking_in(struct mm_struct *mm)
 {
 	struct pid_uprobe *u;
 
 	lockdep_assert_held(&pid_lock);
 	list_for_each_entry(u, &pid_probes, node)
-		if (u->mm == mm && u->state == PID_PROBE_REGISTERING)
+		if (u->mm == mm && (u->state == PID_PROBE_REGISTERING ||
+				    u->state == PID_PROBE_UNREGISTERING))
 			return true;
 	return false;
 }
@@ -628,13 +651,19 @@ static void fork_fixup(struct callback_head *head)
 	/*
 	 * A probe being armed may have put its breakpoint in the parent
 	 * before the fork copied the pages, and cannot be taken out before
-	 * it knows its point: wait for it.
+	 * it knows its point; one being disarmed takes it out of this child
+	 * too, but only when its walk gets here.  Either way the child must
+	 * not run before: wait.  A child killed meanwhile never runs.
 	 */
 	mutex_lock(&pid_lock);
-	while (registering_in(parent)) {
+	while (walking_in(parent)) {
 		seq = settle_seq;
 		mutex_unlock(&pid_lock);
-		wait_event(pid_settled, READ_ONCE(settle_seq) != seq);
+		if (wait_event_killable(pid_settled,
+					READ_ONCE(settle_seq) != seq)) {
+			mmdrop(parent);
+			return;
+		}
 		mutex_lock(&pid_lock);
 	}
 	list_for_each_entry(u, &pid_probes, node)
