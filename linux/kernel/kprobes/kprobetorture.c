@@ -38,6 +38,14 @@
  *  - wrong: every call returns its right value.
  * The verdict line "kprobetorture: verdict PASS|FAIL ..." is for the
  * harness (tools/testing/selftests/kprobes/torture.sh).
+ *
+ * On arm64 two more functions are built around PC-relative literal
+ * loads (ldr x, ldrsw, ldr w, prfm), which a probe simulates: their body
+ * probes sit on one, and their results depend on what was loaded.  And
+ * the functions the simulator and the BRK handler call (or called once)
+ * get probes too, churned like the rest: each must be refused, or fire
+ * without harm; their handlers call the literal-load functions, so a
+ * probe on those is hit inside another probe's handler.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -53,6 +61,9 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/torture.h>
+#ifdef CONFIG_ARM64
+#include <asm/insn.h>
+#endif
 
 #include "kprobetorture.h"
 
@@ -107,10 +118,54 @@ static noinline int kpt_fn3(int x)
 	return x + 17;
 }
 
+#ifdef CONFIG_ARM64
+/*
+ * Literal loads, each of whose values reaches the result.  The pools sit
+ * in the text, as the assembler lays out literals, and are jumped over.
+ * notrace: no patchable entry, so the function starts with the loads.
+ */
+static noinline notrace int kpt_lit0(int x)
+{
+	long r = x, a, b;
+
+	asm volatile("	ldr	%1, 1f\n"
+		     "	ldrsw	%2, 2f\n"
+		     "	add	%0, %0, %2\n"
+		     "	eor	%0, %0, %1, lsr #40\n"
+		     "	b	3f\n"
+		     "	.balign	8\n"
+		     "1:	.quad	0x1122334455667788\n"
+		     "2:	.word	0xfffffc18\n"	/* -1000 */
+		     "	.word	0\n"
+		     "3:\n"
+		     : "+r" (r), "=&r" (a), "=&r" (b));
+	return r;
+}
+
+static noinline notrace int kpt_lit1(int x)
+{
+	int r = x, a;
+
+	asm volatile("	ldr	%w1, 1f\n"
+		     "	prfm	pldl1keep, 1f\n"
+		     "	add	%w0, %w0, %w1\n"
+		     "	b	2f\n"
+		     "	.balign	4\n"
+		     "1:	.word	0x9abc\n"
+		     "2:\n"
+		     : "+r" (r), "=&r" (a));
+	return r;
+}
+#endif
+
 /* What kpt_fn<n>(@x) must return, computed apart from it. */
 static int kpt_expected(int n, int x)
 {
 	switch (n) {
+	case 4:		/* kpt_lit0 */
+		return (int)((x - 1000L) ^ 0x112233L);
+	case 5:		/* kpt_lit1 */
+		return x + 0x9abc;
 	case 0:
 		return x * 3 + 1;
 	case 1:
@@ -129,6 +184,8 @@ struct kpt_target {
 	kprobe_opcode_t *entry, *body;
 	/* The companion's: probed by symbol, body at this offset. */
 	bool mod;
+	/* arm64: the body probe goes on the lit-th literal load, from 1. */
+	int lit;
 	unsigned long body_offset;
 	/* Calls begun and calls finished. */
 	atomic_long_t begun, finished;
@@ -138,14 +195,19 @@ struct kpt_target {
 
 #define TARGET(n) { kpt_fn##n, n, "kpt_fn" #n }
 #define MOD_TARGET(n) { .nr = n, .name = "kptm_fn" #n, .mod = true }
+#define LIT_TARGET(n, i) { kpt_lit##n, 4 + (n), "kpt_lit" #n, .lit = (i) }
 static struct kpt_target targets[] = {
 	TARGET(0), TARGET(1), TARGET(2), TARGET(3),
+#ifdef CONFIG_ARM64
+	/* The body probe on ldrsw and on prfm: entry is on ldr x and ldr w. */
+	LIT_TARGET(0, 2), LIT_TARGET(1, 2),
+#endif
 	MOD_TARGET(0), MOD_TARGET(1),
 };
 
 #define NR_TARGETS	ARRAY_SIZE(targets)
 /* The callers' share: the companion calls its own. */
-#define NR_CORE_TARGETS	4
+#define NR_CORE_TARGETS	(4 + (IS_ENABLED(CONFIG_ARM64) ? 2 : 0))
 
 /*
  * Odd while the companion is loaded, bumped as it arrives and as it
@@ -192,6 +254,7 @@ static atomic_long_t n_calls, n_wrong, n_late, n_lost, n_invented, n_post;
 static atomic_long_t n_reg, n_unreg, n_batch, n_toggle, n_world, n_opt;
 static atomic_long_t n_errors, n_optimized, n_ftrace, n_mod_absent;
 static atomic_long_t n_mod_loads, n_stale;
+static atomic_long_t n_aux_reg, n_aux_refused, n_aux_hits, n_aux_calls;
 /* What an armed breakpoint looks like in text (read off a live probe). */
 static kprobe_opcode_t kpt_breakpoint;
 static bool kpt_breakpoint_known;
@@ -586,6 +649,8 @@ static void churn_optimization(struct torture_random_state *rnd)
 		atomic_long_inc(&n_opt);
 }
 
+static void churn_aux(struct torture_random_state *rnd);
+
 static int churner(void *arg)
 {
 	struct torture_random_state rnd;
@@ -605,6 +670,8 @@ static int churner(void *arg)
 			down_read(&world_lock);
 			if (r < 20)
 				churn_batch(&rnd, r % 2);
+			else if (r < 25)
+				churn_aux(&rnd);
 			else
 				churn_one(&rnd);
 			up_read(&world_lock);
@@ -676,6 +743,125 @@ static int caller(void *arg)
 	atomic_dec(&callers_active);
 	torture_kthread_stopping("kpt_caller");
 	return 0;
+}
+
+/* --- probes on what a hit calls (arm64) --- */
+
+#ifdef CONFIG_ARM64
+/*
+ * What the BRK handlers and the simulator call, or called before they
+ * read text with an inline accessor: a probe on each must be refused, or
+ * fire without harm (a hit there inside a hit is a reentry, missed).
+ * Names that are not functions here (inlined) just do not register.
+ */
+static const char * const aux_symbols[] = {
+	"copy_from_kernel_nofault", "aarch64_insn_read",
+	"kprobes_inc_nmissed_count", "get_kprobe", "dump_kprobe",
+	"arm64_probe_simulate", "kprobe_brk_handler",
+	"kprobe_ss_brk_handler", "call_el1_break_hook", "do_el1_brk64",
+};
+#define NR_AUX		ARRAY_SIZE(aux_symbols)
+#define LIT_FIRST	4	/* targets[] index of kpt_lit0 */
+#else
+static const char * const aux_symbols[] = { NULL };
+#define NR_AUX		0
+#define LIT_FIRST	0
+#endif
+
+struct kpt_aux {
+	struct mutex lock;		/* held across each change */
+	struct kprobe kp;
+	bool on;
+	bool dead;			/* unregistration has returned */
+	long accepted, refused;
+	atomic_long_t hits;
+};
+
+static struct kpt_aux aux[ARRAY_SIZE(aux_symbols)];
+
+/*
+ * Counts, and now and then calls a literal-load function: a probe on it
+ * is then hit inside this one's hit, and its loads simulated there.
+ */
+static int aux_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpt_aux *a = container_of(kp, struct kpt_aux, kp);
+	struct kpt_target *t;
+	int x;
+
+	if (READ_ONCE(a->dead))
+		atomic_long_inc(&n_late);
+	x = atomic_long_inc_return(&a->hits);
+	atomic_long_inc(&n_aux_hits);
+	if (!NR_AUX || x % 4)
+		return 0;
+	t = &targets[LIT_FIRST + (x / 4) % 2];
+	x &= 0xffff;
+	if (kpt_call(t, t->fn, x, t->body) != kpt_expected(t->nr, x))
+		atomic_long_inc(&n_wrong);
+	atomic_long_inc(&n_aux_calls);
+	return 0;
+}
+NOKPROBE_SYMBOL(aux_pre);
+
+static void aux_unregister(struct kpt_aux *a)
+{
+	unregister_kprobe(&a->kp);
+	WRITE_ONCE(a->dead, true);
+	a->on = false;
+}
+
+static void churn_aux(struct torture_random_state *rnd)
+{
+	struct kpt_aux *a;
+	int i, ret;
+
+	if (!NR_AUX)
+		return;
+	i = torture_random(rnd) % ARRAY_SIZE(aux_symbols);
+	a = &aux[i];
+	mutex_lock(&a->lock);
+	if (a->on) {
+		aux_unregister(a);
+		goto out;
+	}
+	memset(&a->kp, 0, sizeof(a->kp));
+	a->kp.symbol_name = aux_symbols[i];
+	a->kp.pre_handler = aux_pre;
+	WRITE_ONCE(a->dead, false);
+	ret = register_kprobe(&a->kp);
+	if (!ret) {
+		a->on = true;
+		a->accepted++;
+		atomic_long_inc(&n_aux_reg);
+	} else if (ret == -EINVAL || ret == -ENOENT) {
+		/* Refused (on the kprobes blacklist), or not a function. */
+		WRITE_ONCE(a->dead, true);
+		a->refused++;
+		atomic_long_inc(&n_aux_refused);
+	} else {
+		WRITE_ONCE(a->dead, true);
+		atomic_long_inc(&n_errors);
+		pr_err("%s: registration failed: %d\n", aux_symbols[i], ret);
+	}
+out:
+	mutex_unlock(&a->lock);
+}
+
+static void aux_unregister_all(void)
+{
+	int i;
+
+	for (i = 0; i < NR_AUX; i++) {
+		mutex_lock(&aux[i].lock);
+		if (aux[i].on)
+			aux_unregister(&aux[i]);
+		if (aux[i].accepted || aux[i].refused)
+			pr_info("%s: probe accepted %ld refused %ld hits %ld\n",
+				aux_symbols[i], aux[i].accepted,
+				aux[i].refused, atomic_long_read(&aux[i].hits));
+		mutex_unlock(&aux[i].lock);
+	}
 }
 
 /* --- the companion module --- */
@@ -756,6 +942,12 @@ static void print_verdict(void)
 		atomic_long_read(&n_opt), atomic_long_read(&n_optimized),
 		atomic_long_read(&n_ftrace), atomic_long_read(&n_mod_loads),
 		atomic_long_read(&n_mod_absent));
+	if (NR_AUX)
+		pr_info("hit-path probes: accepted %ld refused %ld hits %ld calls from their handlers %ld\n",
+			atomic_long_read(&n_aux_reg),
+			atomic_long_read(&n_aux_refused),
+			atomic_long_read(&n_aux_hits),
+			atomic_long_read(&n_aux_calls));
 	if (atomic_long_read(&n_stale))
 		pr_warn("%ld calls ran through a breakpoint in memory without trapping: this CPU or emulator ran stale text (not counted as lost)\n",
 			atomic_long_read(&n_stale));
@@ -776,6 +968,7 @@ static int supervisor(void *arg)
 		schedule_timeout_interruptible(HZ / 10);
 	WRITE_ONCE(stop_churn, true);
 	wait_inactive(&churners_active);
+	aux_unregister_all();
 	if (opt_saved >= 0)
 		write_knob(OPT_KNOB, opt_saved ? "1" : "0");
 	/* Probes leave while the callers still run through them. */
@@ -819,19 +1012,40 @@ static void learn_breakpoint(struct kpt_target *t, struct kprobe *kp)
 	kpt_breakpoint_known = true;
 }
 
+/* Counts @t's literal loads up to @addr: is it the one for its body? */
+static bool body_candidate(struct kpt_target *t, kprobe_opcode_t *addr,
+			   int *seen)
+{
+#ifdef CONFIG_ARM64
+	u32 insn = le32_to_cpu(*(__le32 *)addr);
+
+	if (!t->lit)
+		return true;
+	if (aarch64_insn_is_ldr_lit(insn) || aarch64_insn_is_ldrsw_lit(insn) ||
+	    aarch64_insn_is_prfm_lit(insn))
+		return ++*seen == t->lit;
+	return false;
+#else
+	return true;
+#endif
+}
+
 /* Where each function's entry and body probes go. */
 static int find_addresses(struct kpt_target *t)
 {
 	struct kprobe kp = { .addr = (kprobe_opcode_t *)t->fn };
 	unsigned long off;
-	int ret;
+	int ret, seen = 0;
 
 	ret = register_kprobe(&kp);
 	if (ret)
 		return ret;
 	t->entry = kp.addr;	/* past a landing pad where there is one */
 	unregister_kprobe(&kp);
+	body_candidate(t, t->entry, &seen);
 	for (off = 1; off < 64; off++) {
+		if (!body_candidate(t, t->entry + off, &seen))
+			continue;
 		memset(&kp, 0, sizeof(kp));
 		kp.addr = t->entry + off;
 		if (register_kprobe(&kp))
@@ -860,6 +1074,9 @@ static void kprobetorture_cleanup(void)
 	kfree(churner_tasks);
 	kfree(caller_tasks);
 	/* The supervisor took every probe out unless it never started. */
+	for (i = 0; i < NR_AUX; i++)
+		if (aux[i].on)
+			aux_unregister(&aux[i]);
 	for (i = 0; i < NR_SLOTS; i++)
 		if (slots[i].state != KPT_OFF)
 			slot_unregister(&slots[i]);
@@ -878,6 +1095,10 @@ static int __init kprobetorture_init(void)
 			pr_err("%s: no probe addresses: %d\n", targets[i].name, ret);
 			goto fail;
 		}
+	}
+	for (i = 0; i < NR_AUX; i++) {
+		mutex_init(&aux[i].lock);
+		aux[i].dead = true;
 	}
 	for (i = 0; i < NR_SLOTS; i++) {
 		mutex_init(&slots[i].lock);

@@ -6,8 +6,9 @@
 # functions, and a module of probed functions (kprobetorture_mod) is loaded
 # and unloaded.  The module's verdict line says whether any hit was lost or
 # invented, any handler ran after unregistration, or any call returned a
-# wrong value.  KPROBETORTURE_DURATION sets the seconds (default 20);
-# KPROBETORTURE_CHECK_POST=1 also fails on a pre_handler run that was not
+# wrong value.  On arm64 it also probes literal loads (simulated) and the
+# functions a hit calls.  KPROBETORTURE_DURATION sets the seconds (default
+# 20); KPROBETORTURE_CHECK_POST=1 also fails on a pre_handler run that was not
 # followed by its post_handler run (torture_post.sh).
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs
@@ -60,6 +61,9 @@ rmmod kprobetorture || ksft_fail "cannot unload kprobetorture"
 stats=$(dmesg | grep 'kprobetorture: calls' | tail -n 1 | sed 's/.*kprobetorture: //')
 verdict=$(dmesg | grep 'kprobetorture: verdict' | tail -n 1 | sed 's/.*kprobetorture: //')
 echo "# $stats"
+# arm64: probes on what the hit path calls, each refused or harmless.
+dmesg | grep 'kprobetorture: hit-path probes' | tail -n 1 |
+	sed 's/.*kprobetorture: /# /'
 case "$verdict" in
 "verdict PASS"*) ksft_pass "$D s: $verdict" ;;
 *)
