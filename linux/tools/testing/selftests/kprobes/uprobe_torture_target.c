@@ -22,8 +22,10 @@
  * SIGSEGV, SIGILL: a uprobe gone wrong) is a failure.
  *
  * The first line on stdout is
- *   ready pid=P counters=0xADDR offsets=0xO0,0xO1,...
- * with the file offsets of the probed functions, in counter order.  The
+ *   ready pid=P counters=0xADDR offsets=0xO0,0xO1,... addrs=0xA0,0xA1,...
+ * with the file offsets and the addresses of the probed functions, in
+ * counter order.  After the counters comes the pid of the latest child
+ * forked, for probes on the children themselves.  The
  * program runs until F exists or S seconds passed, then prints
  *   calls=N wrong=N children=N child_failures=N
  * and exits 0 only when nothing went wrong.
@@ -71,6 +73,7 @@
 struct ut_counters {
 	uint64_t begun[NFUNC];
 	uint64_t finished[NFUNC];
+	uint64_t last_child;	/* the pid of the latest forked child */
 } __aligned(64);
 
 static struct ut_counters counters;
@@ -257,6 +260,7 @@ static void spawn_child(uint64_t *rnd)
 		return;
 	}
 	__atomic_fetch_add(&total_children, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&counters.last_child, p, __ATOMIC_RELAXED);
 }
 
 static void *worker(void *arg)
@@ -391,9 +395,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("ready pid=%d counters=0x%lx offsets=0x%lx,0x%lx,0x%lx\n",
+	printf("ready pid=%d counters=0x%lx offsets=0x%lx,0x%lx,0x%lx addrs=0x%lx,0x%lx,0x%lx\n",
 	       (int)getpid(), (unsigned long)(uintptr_t)&counters,
-	       offs[0], offs[1], offs[2]);
+	       offs[0], offs[1], offs[2], (unsigned long)fns[0],
+	       (unsigned long)fns[1], (unsigned long)fns[2]);
 	fflush(stdout);
 
 	for (i = 0; i < nthreads; i++) {
