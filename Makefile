@@ -1,6 +1,6 @@
 # Front door of the harness; README.md explains the targets.
 #
-#   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug|preempt]
+#   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug|preempt|kcsan]
 #   make run | make shell [ARCH=...] [VARIANT=...]
 #   make bench [ARCH=...]   probe costs, ours against upstream (README)
 #   make torture [DURATION=600] [ARCH=...]   kprobetorture and the fault and
@@ -12,8 +12,9 @@
 VARIANT ?= ours
 FLAVOR ?= default
 DURATION ?= 600
-# Empty ARCH means every arch for check/build, x86_64 for run/shell.
-ARCHES := $(if $(ARCH),$(ARCH),x86_64 arm64)
+# Empty ARCH means every arch for check/build (x86_64 alone for the KCSAN
+# flavor), x86_64 for run/shell.
+ARCHES := $(if $(ARCH),$(ARCH),$(if $(filter kcsan,$(FLAVOR)),x86_64,x86_64 arm64))
 ONE_ARCH := $(if $(ARCH),$(ARCH),x86_64)
 S := scripts
 ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)

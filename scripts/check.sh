@@ -15,6 +15,46 @@ set -uo pipefail
 
 ARCHES=${ARCHES:-x86_64 arm64}
 CLIENTS=${CLIENTS:-1}
+expect_dir=$top/tests/expect
+boot_args=()
+if [ "$FLAVOR" = kcsan ]; then
+	# The data-race detector over the race and torture cases only
+	# (tests/expect-kcsan/), x86_64 only, without the client guest.
+	for a in $ARCHES; do
+		[ "$a" = x86_64 ] || die "FLAVOR=kcsan is for x86_64 only (ARCH=x86_64)"
+	done
+	CLIENTS=0
+	expect_dir=$top/tests/expect-kcsan
+	only=$(sed 's/#.*//' "$expect_dir/tests" | xargs | tr ' ' ,)
+	boot_args=("harness.only=$only")
+	# KCSAN's watchpoints slow a TCG guest down severalfold.
+	export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
+fi
+
+# The source files KCSAN reports are judged by: ours, and the upstream
+# files they replace (the same set for both variants).
+probe_files() {
+	(cd "$top/linux" && find . -type f | sed 's|^\./||')
+	sed 's/#.*//' "$top/base/removed-files" | while read -r p; do
+		[ -n "$p" ] || continue
+		case "$p" in
+		*/) (cd "$out/base/linux" && find "$p" -type f 2>/dev/null) ;;
+		*) echo "$p" ;;
+		esac
+	done
+}
+
+# Boot the check job; under KCSAN, sort the reports afterwards.
+check_boot() {
+	local a=$1 t objtree
+	ARCH=$a "$top/scripts/boot.sh" check "${boot_args[@]}"
+	[ "$FLAVOR" = kcsan ] || return 0
+	t=$(ARCH=$a bash -c ". '$top/scripts/lib.sh' && echo \$tag")
+	objtree=$(ARCH=$a bash -c ". '$top/scripts/lib.sh' && echo \$objtree")
+	probe_files | sort -u > "$out/logs/$t.probe-files"
+	python3 "$top/scripts/kcsan_reports.py" --log "$out/logs/$t.log" \
+		--objtree "$objtree" --files "$out/logs/$t.probe-files"
+}
 extra=0
 t0=$(date +%s)
 mkdir -p "$out/logs"
@@ -79,10 +119,11 @@ for a in $ARCHES; do
 	guests=()
 	# The verdict reads the logs whatever a boot's exit status says; a
 	# timeout or crash shows up there as an unfinished run.
-	ARCH=$a "$top/scripts/boot.sh" check &
-	guests+=($!)
 	t=$(ARCH=$a bash -c ". '$top/scripts/lib.sh' && echo \$tag")
-	specs+=("$VARIANT $a:$out/logs/$t.log:$top/tests/expect/$a")
+	rm -f "$out/logs/$t.log.kcsan"
+	check_boot "$a" &
+	guests+=($!)
+	specs+=("$VARIANT $a:$out/logs/$t.log:$expect_dir/$a")
 	if [ "$clients" = 1 ]; then
 		clients_run "$a" &
 		guests+=($!)

@@ -14,6 +14,9 @@ inlined callers included.  A report is "ours" when any of those source
 lines is in one of the LIST files: a racy read inside one of our inline
 helpers counts even when the function that inlined it is somebody else's.
 
+A log without KCSAN's "enabled early" line gets a failing line too: a
+detector that never switched on finds nothing.
+
 Writes one line per distinct report to --out (default LOG.kcsan):
     ours|other <title> :: <access>; <access>
 where each access is "file:line" of its innermost frame followed by the
@@ -141,6 +144,10 @@ def main():
             mine = True
         line = f"{'ours' if mine else 'other'} {title} :: {'; '.join(accesses)}"
         seen[line] = seen.get(line, 0) + 1
+    # A kernel whose detector never switched on reports nothing: that
+    # must not read as a clean run.
+    if not any("kcsan: enabled early" in l for l in open(a.log, errors="replace")):
+        seen["ours KCSAN was not on in this boot (no 'kcsan: enabled early' line)"] = 1
     out = a.out or a.log + ".kcsan"
     with open(out, "w") as f:
         for line, n in seen.items():

@@ -75,9 +75,9 @@ esac
 
 case "$FLAVOR" in
 default) tag=$VARIANT-$ARCH ;;
-debug | preempt) tag=$VARIANT-$ARCH-$FLAVOR ;;
+debug | preempt | kcsan) tag=$VARIANT-$ARCH-$FLAVOR ;;
 *)
-	echo "harness: FLAVOR must be default, debug or preempt, not '$FLAVOR'" >&2
+	echo "harness: FLAVOR must be default, debug, preempt or kcsan, not '$FLAVOR'" >&2
 	exit 2
 	;;
 esac

@@ -11,6 +11,7 @@ if [ "$FLAVOR" = debug ]; then
 	[ -f "$top/configs/debug-$ARCH.config" ] && frags+=("$top/configs/debug-$ARCH.config")
 fi
 [ "$FLAVOR" = preempt ] && frags+=("$top/configs/preempt.config")
+[ "$FLAVOR" = kcsan ] && frags+=("$top/configs/kcsan.config")
 [ -f "$top/configs/$ARCH-$TOOLCHAIN.config" ] && frags+=("$top/configs/$ARCH-$TOOLCHAIN.config")
 # Our own test suites exist only in our tree.
 [ "$VARIANT" = ours ] && frags+=("$top/configs/ours.config")

@@ -16,6 +16,11 @@ Besides failed cases, a run fails on a missing or short suite, a guest that
 never reported completion (hang, timeout), or a kernel crash signature on
 the console.  The last line is "N passed, N failed"; the exit status is 1
 when anything failed.
+
+KCSAN reports are kernel reports like any other, unless LOG.kcsan exists
+(scripts/kcsan_reports.py, FLAVOR=kcsan): then each report it sorted into
+the probing subsystem's files ("ours") fails the run, and the others are
+listed without failing it.
 """
 import os
 import re
@@ -39,7 +44,10 @@ class Suite:
         self.ok = True
 
 
-def parse(path, xfail=frozenset()):
+KCSAN = re.compile(r"BUG: KCSAN: ")
+
+
+def parse(path, xfail=frozenset(), kcsan_sorted=False):
     """Return (suites, crash lines, finished, timed out) for one console log."""
     suites, crashes, finished, timed_out = [], [], False, False
     pending = []           # case results since the last top-level result
@@ -55,7 +63,9 @@ def parse(path, xfail=frozenset()):
             continue
         if "] TIMEOUT: guest still running" in line:
             timed_out = True
-        if CRASH.search(line) and not line.lstrip().startswith("#"):
+        if kcsan_sorted and KCSAN.search(line):
+            pass
+        elif CRASH.search(line) and not line.lstrip().startswith("#"):
             crashes.append(line.strip())
         m = RESULT.match(line)
         if not m:
@@ -136,8 +146,23 @@ def main(args):
     passed = 0
     for spec in args:
         label, log, expect = spec.split(":", 2)
-        suites, crashes, finished, timed_out = parse(log, xfail_list(expect, label))
+        sorted_path = log + ".kcsan"
+        kcsan = None
+        if os.path.exists(sorted_path):
+            kcsan = [l.rstrip("\n") for l in open(sorted_path) if l.strip()]
+        suites, crashes, finished, timed_out = parse(log, xfail_list(expect, label),
+                                                     kcsan is not None)
         print(f"== {label} ({log})")
+        if kcsan is not None:
+            ours = [l for l in kcsan if not l.startswith("other ")]
+            print(f"   {'FAIL' if ours else 'PASS'} kcsan: {len(ours)} reports in the "
+                  f"probing subsystem's files, {len(kcsan) - len(ours)} elsewhere")
+            for l in ours:
+                print(f"        ours: {l.partition(' ')[2]}")
+            for l in kcsan:
+                if l.startswith("other "):
+                    print(f"        elsewhere: {l.partition(' ')[2]}")
+            failed += len(ours)
         for s in suites:
             verdict = "PASS" if s.ok else "FAIL"
             skip = f", {s.skipped} skipped" if s.skipped else ""

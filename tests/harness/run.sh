@@ -37,6 +37,13 @@ if [ "$(cat "$tmp/sorted")" != "$want" ]; then
 	echo "verdict self-test: kcsan_reports.py sorted kcsan-unsorted.log as: $(cat "$tmp/sorted")"
 	rc=1
 fi
+# A boot whose detector never came on fails rather than reads clean.
+python3 ../../scripts/kcsan_reports.py --log pass.log --objtree "$tmp" \
+	--files "$tmp/files" --out "$tmp/sorted" > /dev/null
+if ! grep -q "^ours KCSAN was not on" "$tmp/sorted"; then
+	echo "verdict self-test: kcsan_reports.py took a boot without KCSAN as clean"
+	rc=1
+fi
 rm -rf "$tmp"
 [ $rc -eq 0 ] && echo "verdict self-test: $(ls *.log | wc -l) fixtures ok"
 exit $rc
