@@ -106,7 +106,8 @@ struct kprobe {
 
 static inline bool kprobe_has_flag(const struct kprobe *kp, u32 flag)
 {
-	return (kp->flags & flag) != 0;
+	/* Hits read the word while the core changes other bits of it. */
+	return (READ_ONCE(kp->flags) & flag) != 0;
 }
 
 static inline bool kprobe_gone(struct kprobe *kp)

@@ -72,6 +72,20 @@ struct kprobe_site {
 #define KPROBE_CORE_FLAGS	(KPROBE_FLAG_DETOUR | KPROBE_FLAG_AGGR | \
 				 KPROBE_FLAG_ARMED | KPROBE_FLAG_IN_BATCH)
 
+/*
+ * Flags change under kprobe_mutex only, but a hit may read the word at
+ * any time: each change is a single store of the whole word.
+ */
+static inline void kprobe_flags_set(struct kprobe *p, u32 flags)
+{
+	WRITE_ONCE(p->flags, p->flags | flags);
+}
+
+static inline void kprobe_flags_clear(struct kprobe *p, u32 flags)
+{
+	WRITE_ONCE(p->flags, p->flags & ~flags);
+}
+
 static inline bool kprobe_aggr(const struct kprobe *p)
 {
 	return kprobe_has_flag(p, KPROBE_FLAG_AGGR);

@@ -47,7 +47,7 @@ static int hook_ftrace_sites(struct kprobe **kps, int n)
 	ret = kprobe_ftrace_arm(kps, n);
 	if (!ret) {
 		for (i = 0; i < n; i++)
-			kps[i]->flags |= KPROBE_FLAG_ARMED;
+			kprobe_flags_set(kps[i], KPROBE_FLAG_ARMED);
 		return 0;
 	}
 	if (n == 1)
@@ -58,7 +58,7 @@ static int hook_ftrace_sites(struct kprobe **kps, int n)
 		if (err)
 			ret = ret ?: err;
 		else
-			kps[i]->flags |= KPROBE_FLAG_ARMED;
+			kprobe_flags_set(kps[i], KPROBE_FLAG_ARMED);
 	}
 	return ret;
 }
@@ -94,7 +94,7 @@ static void plan_head(struct arming_plan *plan, struct kprobe *kp)
 	if (kprobe_aggr(kp)) {
 		/* Hits see the site enabled before it is armed, disabled after. */
 		if (enabled)
-			kp->flags &= ~KPROBE_FLAG_DISABLED;
+			kprobe_flags_clear(kp, KPROBE_FLAG_DISABLED);
 	}
 	if (want && !armed) {
 		if (ft)
@@ -117,15 +117,15 @@ static int carry_out(struct arming_plan *plan)
 
 	patch_breakpoints(plan->arm_bp, plan->n_arm_bp, true);
 	for (i = 0; i < plan->n_arm_bp; i++)
-		plan->arm_bp[i]->flags |= KPROBE_FLAG_ARMED;
+		kprobe_flags_set(plan->arm_bp[i], KPROBE_FLAG_ARMED);
 	ret = hook_ftrace_sites(plan->arm_ft, plan->n_arm_ft);
 
 	patch_breakpoints(plan->disarm_bp, plan->n_disarm_bp, false);
 	unhook_ftrace_sites(plan->disarm_ft, plan->n_disarm_ft);
 	for (i = 0; i < plan->n_disarm_bp; i++)
-		plan->disarm_bp[i]->flags &= ~KPROBE_FLAG_ARMED;
+		kprobe_flags_clear(plan->disarm_bp[i], KPROBE_FLAG_ARMED);
 	for (i = 0; i < plan->n_disarm_ft; i++)
-		plan->disarm_ft[i]->flags &= ~KPROBE_FLAG_ARMED;
+		kprobe_flags_clear(plan->disarm_ft[i], KPROBE_FLAG_ARMED);
 	return ret;
 }
 
@@ -168,7 +168,7 @@ int kprobe_sites_sync_arming(struct kprobe **heads, int n)
 	ret = carry_out(&plan);
 	for (i = 0; i < n; i++) {
 		if (kprobe_aggr(heads[i]) && !head_nr_enabled(heads[i]))
-			heads[i]->flags |= KPROBE_FLAG_DISABLED;
+			kprobe_flags_set(heads[i], KPROBE_FLAG_DISABLED);
 		/* A jump in place of the breakpoint, or not (optimize.c). */
 		kprobe_opt_sync(heads[i]);
 	}
@@ -207,12 +207,12 @@ void kprobe_sites_mark_gone(struct kprobe **heads, int n)
 
 	lockdep_assert_held(&probes_mutex);
 	for (i = 0; i < n; i++) {
-		heads[i]->flags |= KPROBE_FLAG_GONE;
+		kprobe_flags_set(heads[i], KPROBE_FLAG_GONE);
 		if (!kprobe_aggr(heads[i]))
 			continue;
 		to_site(heads[i])->nr_enabled = 0;
 		list_for_each_entry(probe, &heads[i]->list, list)
-			probe->flags |= KPROBE_FLAG_GONE;
+			kprobe_flags_set(probe, KPROBE_FLAG_GONE);
 		kprobe_site_clear_chain(to_site(heads[i]));
 	}
 	/* Gone heads are disarmed, and stay so. */

@@ -277,7 +277,7 @@ static int check_probe_text(struct kprobe *probe, struct module **modp)
 			refuse_ftrace_site(addr);
 			return -EINVAL;
 		}
-		probe->flags |= KPROBE_FLAG_FTRACE;
+		kprobe_flags_set(probe, KPROBE_FLAG_FTRACE);
 	} else if (ftrace_addr && ftrace_addr < addr) {
 		/* Inside the ftrace call site, not at its start. */
 		return -EILSEQ;
@@ -395,7 +395,7 @@ static void collect_head(struct kprobe *head, struct kprobe **set, int *n)
 {
 	if (kprobe_has_flag(head, KPROBE_FLAG_IN_BATCH))
 		return;
-	head->flags |= KPROBE_FLAG_IN_BATCH;
+	kprobe_flags_set(head, KPROBE_FLAG_IN_BATCH);
 	set[(*n)++] = head;
 }
 
@@ -404,7 +404,7 @@ static void uncollect_heads(struct kprobe **set, int n)
 	int i;
 
 	for (i = 0; i < n; i++)
-		set[i]->flags &= ~KPROBE_FLAG_IN_BATCH;
+		kprobe_flags_clear(set[i], KPROBE_FLAG_IN_BATCH);
 }
 
 /* Take @probe off its head; returns the head, or NULL if not registered. */
@@ -425,7 +425,7 @@ static struct kprobe *detach_probe(struct kprobe *probe)
 	}
 	site = to_site(head);
 	kprobe_site_unlink(site, probe);
-	probe->flags &= ~KPROBE_FLAG_OPTIMIZED;
+	kprobe_flags_clear(probe, KPROBE_FLAG_OPTIMIZED);
 	if (!kprobe_disabled(probe))
 		site->nr_enabled--;
 	return head;
@@ -513,7 +513,7 @@ void kprobe_free_batch(struct kprobe **kps, int num, struct kprobe **dead,
 			continue;
 		INIT_LIST_HEAD(&kps[i]->list);
 		INIT_HLIST_NODE(&kps[i]->hlist);
-		kps[i]->flags &= ~KPROBE_CORE_FLAGS;
+		kprobe_flags_clear(kps[i], KPROBE_CORE_FLAGS);
 	}
 }
 
@@ -596,7 +596,7 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 		probe->addr = addr;
 		probe->flags &= KPROBE_FLAG_DISABLED;
 		if (on_entry)
-			probe->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+			kprobe_flags_set(probe, KPROBE_FLAG_ON_FUNC_ENTRY);
 		probe->nmissed = 0;
 		INIT_HLIST_NODE(&probe->hlist);
 		INIT_LIST_HEAD(&probe->list);
@@ -715,7 +715,7 @@ out_restore:
 		 */
 		if (ret && undo[i].taken_over) {
 			kps[i]->addr = undo[i].addr;
-			kps[i]->flags = undo[i].flags;
+			WRITE_ONCE(kps[i]->flags, undo[i].flags);
 		}
 	}
 	if (heads != &one)
@@ -793,9 +793,9 @@ EXPORT_SYMBOL_GPL(unregister_kprobes);
 static void set_disabled_flag(struct kprobe *probe, bool enable)
 {
 	if (enable)
-		probe->flags &= ~KPROBE_FLAG_DISABLED;
+		kprobe_flags_clear(probe, KPROBE_FLAG_DISABLED);
 	else
-		probe->flags |= KPROBE_FLAG_DISABLED;
+		kprobe_flags_set(probe, KPROBE_FLAG_DISABLED);
 }
 
 /* Return: 0, or -ENOMEM (enabling only) with nothing changed. */

@@ -856,8 +856,8 @@ static void requeue_round(struct kunit *test, kprobe_opcode_t *addr,
 	if (kprobe_disabled(requeued) ||
 	    !kprobe_has_flag(head, KPROBE_FLAG_ARMED)) {
 		mutex_lock(&probes_mutex);
-		requeued->flags &= ~KPROBE_FLAG_DISABLED;
-		head->flags |= KPROBE_FLAG_ARMED;
+		kprobe_flags_clear(requeued, KPROBE_FLAG_DISABLED);
+		kprobe_flags_set(head, KPROBE_FLAG_ARMED);
 		mutex_unlock(&probes_mutex);
 	}
 	unregister_kprobe(requeued);

@@ -53,14 +53,14 @@ static void show_optimized(struct kprobe_site *site, bool on)
 	struct kprobe *probe;
 
 	if (on)
-		site->kp.flags |= KPROBE_FLAG_OPTIMIZED;
+		kprobe_flags_set(&site->kp, KPROBE_FLAG_OPTIMIZED);
 	else
-		site->kp.flags &= ~KPROBE_FLAG_OPTIMIZED;
+		kprobe_flags_clear(&site->kp, KPROBE_FLAG_OPTIMIZED);
 	list_for_each_entry(probe, &site->kp.list, list) {
 		if (on)
-			probe->flags |= KPROBE_FLAG_OPTIMIZED;
+			kprobe_flags_set(probe, KPROBE_FLAG_OPTIMIZED);
 		else
-			probe->flags &= ~KPROBE_FLAG_OPTIMIZED;
+			kprobe_flags_clear(probe, KPROBE_FLAG_OPTIMIZED);
 	}
 }
 
@@ -210,7 +210,7 @@ void kprobe_opt_retry_around(unsigned long addr)
 void kprobe_opt_release(struct kprobe_site *site)
 {
 	if (kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR)) {
-		site->kp.flags &= ~KPROBE_FLAG_DETOUR;
+		kprobe_flags_clear(&site->kp, KPROBE_FLAG_DETOUR);
 		arch_remove_optimized_kprobe(&site->kp);
 	}
 }
@@ -345,7 +345,7 @@ static void free_retired_detour(struct kprobe *head, void *unused)
 {
 	if (!kprobe_has_flag(head, KPROBE_FLAG_IN_BATCH))
 		return;
-	head->flags &= ~KPROBE_FLAG_IN_BATCH;
+	kprobe_flags_clear(head, KPROBE_FLAG_IN_BATCH);
 	arch_remove_optimized_kprobe(head);
 }
 

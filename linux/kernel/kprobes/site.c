@@ -256,10 +256,10 @@ int kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
 	if (ret)
 		return ret;
 	if (site->nr_enabled)
-		site->kp.flags &= ~KPROBE_FLAG_DISABLED;
+		kprobe_flags_clear(&site->kp, KPROBE_FLAG_DISABLED);
 	if (in_table)
 		kprobe_table_replace(lone, &site->kp);
-	lone->flags &= ~KPROBE_CORE_FLAGS;
+	kprobe_flags_clear(lone, KPROBE_CORE_FLAGS);
 	return 0;
 }
 
@@ -274,12 +274,13 @@ int kprobe_site_revive(struct kprobe_site *site, struct kprobe *probe)
 	int ret;
 
 	memset(&kp->ainsn, 0, sizeof(kp->ainsn));
-	kp->flags = (probe->flags & (KPROBE_FLAG_FTRACE |
-				     KPROBE_FLAG_ON_FUNC_ENTRY)) |
-		    KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE;
+	WRITE_ONCE(kp->flags, (probe->flags & (KPROBE_FLAG_FTRACE |
+					       KPROBE_FLAG_ON_FUNC_ENTRY)) |
+			      KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED |
+			      KPROBE_FLAG_GONE);
 	ret = kprobe_prepare_arch(kp);
 	if (!ret) {
-		kp->flags &= ~KPROBE_FLAG_GONE;
+		kprobe_flags_clear(kp, KPROBE_FLAG_GONE);
 		kprobe_opt_block_around((unsigned long)kp->addr);
 		kprobe_opt_try(site);
 	}

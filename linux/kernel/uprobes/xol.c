@@ -173,13 +173,18 @@ unsigned long xol_slot_take(struct xol_area *xa)
 	unsigned long i;
 
 	for (;;) {
-		i = find_first_zero_bit(xa->slots, XOL_SLOTS);
+		/*
+		 * A racy look: other threads take and free slots meanwhile,
+		 * and test_and_set_bit() decides which bit is ours.
+		 */
+		i = data_race(find_first_zero_bit(xa->slots, XOL_SLOTS));
 		if (i < XOL_SLOTS) {
 			if (!test_and_set_bit(i, xa->slots))
 				return xa->base + i * UPROBE_XOL_SLOT_BYTES;
 			continue;
 		}
-		if (wait_event_killable(xa->wq, !bitmap_full(xa->slots, XOL_SLOTS)))
+		if (wait_event_killable(xa->wq,
+				!data_race(bitmap_full(xa->slots, XOL_SLOTS))))
 			return 0;
 	}
 }
