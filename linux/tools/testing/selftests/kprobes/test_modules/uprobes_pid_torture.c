@@ -39,6 +39,11 @@
  *    reports the registration's result, never more callbacks than
  *    queued calls, callbacks of the right kind), or a registered probe
  *    has no breakpoint in its process.
+ * Calls an emulator ran on stale text are told from lost hits as in
+ * uprobes_torture: kprobes count each slot's traps in its process and
+ * the engine's removals there, and calls under a registration that
+ * cannot have trapped, with the breakpoint checked in place when it
+ * armed and never taken out until it disarmed, are reported as stale.
  * The last lines are "uprobes_pid_torture: registrations ..." and
  * "uprobes_pid_torture: verdict PASS|FAIL lost N invented N late N
  * errors N".
@@ -49,6 +54,7 @@
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -100,6 +106,8 @@ enum pt_op { PT_OP_REG, PT_OP_UNREG, PT_OP_BOTH, PT_NR_OPS };
 struct pt_record {
 	u64 finished_before;	/* before the registration started */
 	u64 begun_armed;	/* after it completed */
+	long traps_armed;	/* the slot's traps, before begun_armed */
+	long removals_armed;	/* the engine's removals there, then */
 	unsigned int armed_seq;	/* the registration begun_armed is of */
 	unsigned long armed_at;	/* jiffies then */
 };
@@ -124,6 +132,10 @@ struct pt_slot {
 	bool registered;		/* churned and child: as far as we know */
 	struct pt_record rec;
 	atomic64_t finished_disarm;	/* least read before unregistering */
+	/* The least traps and removals counted after such a read. */
+	atomic64_t traps_disarm, removals_disarm;
+	/* Traps at the probe in its process, and removals of it there. */
+	atomic_long_t traps, removals;
 	atomic_long_t hits, other_image;
 	atomic_long_t queued, cb_reg, cb_unreg;
 	/* Whether a process-context unregistration saw the breakpoint. */
@@ -154,7 +166,8 @@ static int round_op;
 static atomic_long_t n_lost, n_invented, n_late, n_errors;
 static atomic_long_t n_reg, n_unreg, n_hits, n_queued, n_busy, n_callbacks;
 static atomic_long_t n_rounds, n_pc_cancel, n_child_reg, n_child_gone;
-static atomic_long_t n_other_image, n_acts;
+static atomic_long_t n_other_image, n_acts, n_stale;
+static int target_threads;
 
 static struct task_struct *churner_tasks[PT_MAX_CHURNERS];
 static struct task_struct *supervisor_task;
@@ -251,6 +264,54 @@ static pid_t target_last_child(void)
 	return v == PT_NO_VALUE ? 0 : (pid_t)v;
 }
 
+/* --- traps and removals at the probes --- */
+
+/* Count @what for every slot probing @vaddr of @mm. */
+static void count_at(struct mm_struct *mm, unsigned long vaddr, bool trap)
+{
+	int i;
+
+	for (i = 0; i < nr_slots; i++) {
+		struct pt_slot *s = &slots[i];
+
+		if (READ_ONCE(s->mm) == mm && vaddrs[s->func] == vaddr)
+			atomic_long_inc(trap ? &s->traps : &s->removals);
+	}
+}
+
+static int pt_count_trap(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct pt_regs *uregs;
+	unsigned long vaddr;
+
+	if (!current->mm)
+		return 0;
+	uregs = (struct pt_regs *)regs_get_kernel_argument(regs, 0);
+	vaddr = instruction_pointer(uregs);
+#ifdef CONFIG_X86
+	vaddr -= UPROBE_SWBP_INSN_SIZE;		/* int3 leaves ip past itself */
+#endif
+	count_at(current->mm, vaddr, true);
+	return 0;
+}
+
+static int pt_count_removal(struct kprobe *kp, struct pt_regs *regs)
+{
+	count_at((struct mm_struct *)regs_get_kernel_argument(regs, 1),
+		 regs_get_kernel_argument(regs, 2), false);
+	return 0;
+}
+
+static struct kprobe trap_kp = {
+	.symbol_name	= "uprobe_notify_resume",
+	.pre_handler	= pt_count_trap,
+};
+
+static struct kprobe removal_kp = {
+	.symbol_name	= "uprobe_remove",
+	.pre_handler	= pt_count_removal,
+};
+
 /* --- slot life --- */
 
 static bool alive(struct pt_slot *s)
@@ -266,6 +327,13 @@ static void min64(atomic64_t *v, u64 x)
 		;
 }
 
+/* @s's traps and removals, counted after a finished[] read that bounds it. */
+static void disarm_counts(struct pt_slot *s)
+{
+	min64(&s->traps_disarm, atomic_long_read(&s->traps));
+	min64(&s->removals_disarm, atomic_long_read(&s->removals));
+}
+
 /*
  * A registration of @s starts: a new sequence, alive, a fresh record.
  * Returns the sequence.  Handler slots: rec_lock held.
@@ -278,6 +346,8 @@ static unsigned int life_start(struct pt_slot *s, u64 finished_before)
 	s->rec.begun_armed = PT_NO_VALUE;
 	s->rec.armed_seq = 0;
 	atomic64_set(&s->finished_disarm, PT_NO_VALUE);
+	atomic64_set(&s->traps_disarm, PT_NO_VALUE);
+	atomic64_set(&s->removals_disarm, PT_NO_VALUE);
 	atomic_long_set(&s->hits, 0);
 	atomic_long_set(&s->other_image, 0);
 	atomic_set(&s->life, seq << 1 | 1);
@@ -361,8 +431,10 @@ static void act_unregister(struct pt_slot *h)
 	u64 fin = read_own_counter(PT_FINISHED, h->func);
 
 	/* Before the call: the disarming cannot have started yet. */
-	if (fin != PT_NO_VALUE)
+	if (fin != PT_NO_VALUE) {
 		min64(&h->finished_disarm, fin);
+		disarm_counts(h);
+	}
 	pt_unregister(h);
 }
 
@@ -434,26 +506,58 @@ static void pt_ret_handler(struct pid_uretprobe_instance *ri,
  * least finished count read before its unregistration started, @after
  * the begun count read after it ended.
  */
+/*
+ * Of the @least calls under a registration, those that cannot have
+ * trapped while the breakpoint stayed in (checked when it armed, and
+ * not taken out since): text older than memory ran.  One call per
+ * thread at each edge may have trapped outside the calls counted.
+ */
+static s64 stale_calls(const struct pt_record *rec, s64 least,
+		       u64 traps_disarm, u64 removals_disarm)
+{
+	s64 trapped;
+
+	if (traps_disarm == PT_NO_VALUE || removals_disarm == PT_NO_VALUE ||
+	    (long)removals_disarm != rec->removals_armed)
+		return 0;
+	trapped = (long)traps_disarm - rec->traps_armed;
+	if (least <= trapped)
+		return 0;
+	return min_t(s64, least, least - trapped + 2 * target_threads);
+}
+
 static void audit(struct pt_slot *s, const struct pt_record *rec,
 		  unsigned int seq, long hits, u64 disarm, u64 after,
-		  const char *who)
+		  u64 traps_disarm, u64 removals_disarm, const char *who)
 {
-	s64 least, most;
+	s64 least, most, stale;
 
 	atomic_long_add(hits, &n_hits);
 	atomic_long_inc(&n_unreg);
 	if (rec->armed_seq == seq && rec->begun_armed != PT_NO_VALUE &&
 	    disarm != PT_NO_VALUE) {
 		least = (s64)(disarm - rec->begun_armed);
+		stale = least > 0 ? stale_calls(rec, least, traps_disarm,
+						removals_disarm) : 0;
+		if (stale) {
+			least -= stale;
+			atomic_long_add(stale, &n_stale);
+			pr_warn_ratelimited("slot %d (function %d): %lld calls ran stale text, no trap with the breakpoint in place\n",
+					    s->nr, s->func, stale);
+		}
 		if (least > 0 && hits < least) {
 			atomic_long_add(least - hits, &n_lost);
 			pt_err("slot %d (function %d, %s): %ld hits, but at least %lld calls ran under it (seq %u, begun %llu at arming, finished %llu at disarming, %u ms, ended by %s)\n",
 			       s->nr, s->func, s->ret ? "return" : "entry",
 			       hits, least, seq, rec->begun_armed, disarm,
 			       jiffies_to_msecs(jiffies - rec->armed_at), who);
-			pt_err("slot %d: last hit %d ms after arming; breakpoint before a process-context unregistration: %d\n",
+			pt_err("slot %d: last hit %d ms after arming; breakpoint before a process-context unregistration: %d; %lld traps and %lld removals under it\n",
 			       s->nr, (int)jiffies_to_msecs(READ_ONCE(s->last_hit) - rec->armed_at),
-			       s->diag_bp);
+			       s->diag_bp,
+			       traps_disarm == PT_NO_VALUE ? -1LL :
+			       (s64)traps_disarm - rec->traps_armed,
+			       removals_disarm == PT_NO_VALUE ? -1LL :
+			       (s64)removals_disarm - rec->removals_armed);
 		}
 	}
 	if (rec->finished_before != PT_NO_VALUE && after != PT_NO_VALUE) {
@@ -478,8 +582,8 @@ static void handler_slot_end(struct pt_slot *h, int life, u64 after,
 			     const char *who)
 {
 	struct pt_record rec;
+	u64 disarm, traps, removals;
 	long hits;
-	u64 disarm;
 
 	spin_lock(&h->rec_lock);
 	if (atomic_read(&h->life) != life || !(life & 1)) {
@@ -490,8 +594,10 @@ static void handler_slot_end(struct pt_slot *h, int life, u64 after,
 	rec = h->rec;
 	hits = atomic_long_read(&h->hits);
 	disarm = atomic64_read(&h->finished_disarm);
+	traps = atomic64_read(&h->traps_disarm);
+	removals = atomic64_read(&h->removals_disarm);
 	spin_unlock(&h->rec_lock);
-	audit(h, &rec, life >> 1, hits, disarm, after, who);
+	audit(h, &rec, life >> 1, hits, disarm, after, traps, removals, who);
 }
 
 /* A call queued from a handler of the target completed. */
@@ -499,6 +605,7 @@ static void pt_callback(struct pid_uprobe *u, int reg, enum uprobe_type type,
 			int result)
 {
 	struct pt_slot *s = container_of(u, struct pt_slot, rp.u);
+	long traps, removals;
 	u64 v;
 
 	atomic_long_inc(&n_callbacks);
@@ -521,9 +628,13 @@ static void pt_callback(struct pid_uprobe *u, int reg, enum uprobe_type type,
 			       s->nr);
 		}
 		/* Only an unregistration from process context ends it now. */
+		traps = atomic_long_read(&s->traps);
+		removals = atomic_long_read(&s->removals);
 		v = read_own_counter(PT_BEGUN, s->func);
 		spin_lock(&s->rec_lock);
 		if (!result && alive(s)) {
+			s->rec.traps_armed = traps;
+			s->rec.removals_armed = removals;
 			s->rec.begun_armed = v;
 			s->rec.armed_seq = atomic_read(&s->life) >> 1;
 			s->rec.armed_at = jiffies;
@@ -575,6 +686,23 @@ static void slot_reset(struct pt_slot *s, pid_t p, unsigned long vaddr)
 	else
 		rp->u.handler = pt_entry_handler;
 	rp->u.registration_callback = pt_callback;
+}
+
+/* The target's threads now, at least one. */
+static int target_nr_threads(void)
+{
+	struct task_struct *task;
+	struct pid *sp;
+	int n = 1;
+
+	sp = find_get_pid(pid);
+	task = sp ? get_pid_task(sp, PIDTYPE_PID) : NULL;
+	put_pid(sp);
+	if (task) {
+		n = max(get_nr_threads(task), 1);
+		put_task_struct(task);
+	}
+	return n;
 }
 
 static struct mm_struct *mm_of(pid_t p)
@@ -640,6 +768,8 @@ static int slot_register(struct pt_slot *s, pid_t p, struct mm_struct *mm)
 	WRITE_ONCE(s->mm_sure, mm && now == mm);
 	if (now && now != mm)
 		mmdrop(now);
+	s->rec.traps_armed = atomic_long_read(&s->traps);
+	s->rec.removals_armed = atomic_long_read(&s->removals);
 	s->rec.begun_armed = read_mm_counter(mm, PT_BEGUN, s->func);
 	s->rec.armed_seq = atomic_read(&s->life) >> 1;
 	s->rec.armed_at = jiffies;
@@ -662,6 +792,8 @@ static void slot_unregister(struct pt_slot *s)
 	if (fin != PT_NO_VALUE && !s->mm_sure &&
 	    atomic_long_read(&s->other_image))
 		fin = PT_NO_VALUE;
+	if (fin != PT_NO_VALUE)
+		disarm_counts(s);
 	/* Registered all along: nothing may have taken it out. */
 	if (s->cls != PT_CHILD)
 		check_breakpoint(s, s->mm, "while registered");
@@ -671,7 +803,9 @@ static void slot_unregister(struct pt_slot *s)
 	rec = s->rec;
 	atomic_long_add(atomic_long_read(&s->other_image), &n_other_image);
 	audit(s, &rec, life >> 1, atomic_long_read(&s->hits), fin,
-	      read_mm_counter(s->mm, PT_BEGUN, s->func), "a churner");
+	      read_mm_counter(s->mm, PT_BEGUN, s->func),
+	      atomic64_read(&s->traps_disarm),
+	      atomic64_read(&s->removals_disarm), "a churner");
 	s->registered = false;
 	slot_drop_mm(s);
 }
@@ -702,8 +836,10 @@ static void churn_handler_slot(struct pt_slot *h)
 	int life = atomic_read(&h->life), now;
 	u64 fin = read_mm_counter(target_mm, PT_FINISHED, h->func);
 
-	if (fin != PT_NO_VALUE)
+	if (fin != PT_NO_VALUE) {
 		min64(&h->finished_disarm, fin);
+		disarm_counts(h);
+	}
 	h->diag_bp = breakpoint_in(target_mm, vaddrs[h->func]);
 	pt_unregister(h);
 	atomic_long_inc(&n_pc_cancel);
@@ -836,14 +972,14 @@ static void print_verdict(void)
 	long bad = atomic_long_read(&n_lost) + atomic_long_read(&n_invented) +
 		   atomic_long_read(&n_late) + atomic_long_read(&n_errors);
 
-	pr_info("registrations %ld unregistrations %ld hits %ld queued %ld busy %ld callbacks %ld acts %ld rounds %ld pc-unregistrations %ld child-registrations %ld child-gone %ld other-image %ld\n",
+	pr_info("registrations %ld unregistrations %ld hits %ld queued %ld busy %ld callbacks %ld acts %ld rounds %ld pc-unregistrations %ld child-registrations %ld child-gone %ld other-image %ld stale %ld\n",
 		atomic_long_read(&n_reg), atomic_long_read(&n_unreg),
 		atomic_long_read(&n_hits), atomic_long_read(&n_queued),
 		atomic_long_read(&n_busy), atomic_long_read(&n_callbacks),
 		atomic_long_read(&n_acts), atomic_long_read(&n_rounds),
 		atomic_long_read(&n_pc_cancel), atomic_long_read(&n_child_reg),
 		atomic_long_read(&n_child_gone),
-		atomic_long_read(&n_other_image));
+		atomic_long_read(&n_other_image), atomic_long_read(&n_stale));
 	pr_info("verdict %s lost %ld invented %ld late %ld errors %ld\n",
 		bad ? "FAIL" : "PASS", atomic_long_read(&n_lost),
 		atomic_long_read(&n_invented), atomic_long_read(&n_late),
@@ -901,6 +1037,7 @@ static int __init uprobes_pid_torture_init(void)
 		pr_err("no process %d\n", pid);
 		return -ESRCH;
 	}
+	target_threads = target_nr_threads();
 	if (read_mm_counter(target_mm, PT_BEGUN, 0) == PT_NO_VALUE) {
 		pr_err("cannot read the counters at %#lx\n", counters);
 		ret = -EFAULT;
@@ -920,11 +1057,23 @@ static int __init uprobes_pid_torture_init(void)
 	for (i = 0; i < nr_slots; i++)
 		WRITE_ONCE(slots[i].mm_sure, true);
 
+	ret = register_kprobe(&trap_kp);
+	if (ret) {
+		pr_err("cannot count traps (kprobe on %s): %d\n",
+		       trap_kp.symbol_name, ret);
+		goto drop_mm;
+	}
+	ret = register_kprobe(&removal_kp);
+	if (ret) {
+		pr_err("cannot count removals (kprobe on %s): %d\n",
+		       removal_kp.symbol_name, ret);
+		goto drop_trap_kp;
+	}
 	ret = slot_register(driver, pid, target_mm);
 	if (ret) {
 		pr_err("cannot probe process %d at %#lx: %d\n", pid, vaddrs[0],
 		       ret);
-		goto drop_mm;
+		goto drop_kps;
 	}
 	for (i = 0; i < churners; i++) {
 		struct task_struct *t;
@@ -947,6 +1096,10 @@ static int __init uprobes_pid_torture_init(void)
 stop:
 	stop_churners();
 	unregister_all();
+drop_kps:
+	unregister_kprobe(&removal_kp);
+drop_trap_kp:
+	unregister_kprobe(&trap_kp);
 drop_mm:
 	mmdrop(target_mm);
 	return ret;
@@ -955,6 +1108,8 @@ drop_mm:
 static void __exit uprobes_pid_torture_exit(void)
 {
 	kthread_stop(supervisor_task);
+	unregister_kprobe(&removal_kp);
+	unregister_kprobe(&trap_kp);
 	mmdrop(target_mm);
 }
 
