@@ -62,6 +62,8 @@ finish() {
 trap 'finish; exit 1' INT TERM
 fail() {
 	finish
+	# Above 128: the shell's way of saying a signal (status - 128) ended it.
+	[ -n "${status:-}" ] && echo "# target: exit status $status"
 	[ -s $T.err ] && sed 's/^/# target: /' $T.err | head -n 10
 	dmesg | grep -E "($MOD${PMOD:+|$PMOD}):" | tail -n 12 | sed 's/^/# /'
 	rm -f $T.out $T.err $T.stop
