@@ -760,6 +760,7 @@ static const char * const aux_symbols[] = {
 	"arm64_probe_simulate", "kprobe_brk_handler",
 	"kprobe_ss_brk_handler", "call_el1_break_hook", "do_el1_brk64",
 };
+
 #define NR_AUX		ARRAY_SIZE(aux_symbols)
 #define LIT_FIRST	4	/* targets[] index of kpt_lit0 */
 #else

@@ -160,6 +160,13 @@ void uprobe_dup_xol_work(struct callback_head *work)
 				    current->pid, ut->xol_dup_vaddr);
 }
 
+/* A hint for sleepers: the slots change under our feet. */
+static bool slots_all_taken(struct xol_area *xa)
+{
+	/* Racy by design: test_and_set_bit() claims a slot, not this. */
+	return data_race(bitmap_full(xa->slots, XOL_SLOTS));
+}
+
 /**
  * xol_slot_take() - lend the current thread a slot
  * @xa: the current mm's area
@@ -174,8 +181,8 @@ unsigned long xol_slot_take(struct xol_area *xa)
 
 	for (;;) {
 		/*
-		 * A racy look: other threads take and free slots meanwhile,
-		 * and test_and_set_bit() decides which bit is ours.
+		 * Racy by design: other threads take and free slots
+		 * meanwhile, and test_and_set_bit() decides which is ours.
 		 */
 		i = data_race(find_first_zero_bit(xa->slots, XOL_SLOTS));
 		if (i < XOL_SLOTS) {
@@ -183,8 +190,7 @@ unsigned long xol_slot_take(struct xol_area *xa)
 				return xa->base + i * UPROBE_XOL_SLOT_BYTES;
 			continue;
 		}
-		if (wait_event_killable(xa->wq,
-				!data_race(bitmap_full(xa->slots, XOL_SLOTS))))
+		if (wait_event_killable(xa->wq, !slots_all_taken(xa)))
 			return 0;
 	}
 }

@@ -31,6 +31,7 @@
 #include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
@@ -221,19 +222,21 @@ static DECLARE_COMPLETION(fw_unreg_exit);
 static int fw_fork_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct task_struct *child;
-	int us;
+	u64 end;
 
 	if (current->tgid != READ_ONCE(pid) || !atomic_xchg(&fw_armed, 0))
 		return 0;
 	child = (struct task_struct *)regs_get_kernel_argument(regs, 0);
 	fw_child = get_task_struct(child);
 	WRITE_ONCE(fw_in_window, 1);
-	for (us = 0; us < FW_SPIN_US; us += 10) {
+	/* A kprobe handler: spin, no sleeping. */
+	end = ktime_get_mono_fast_ns() + FW_SPIN_US * NSEC_PER_USEC;
+	while (ktime_get_mono_fast_ns() < end) {
 		if (READ_ONCE(pr.u.state) == FW_UNREGISTERING) {
 			WRITE_ONCE(fw_seen, 1);
 			break;
 		}
-		udelay(10);	/* a kprobe handler: no sleeping */
+		cpu_relax();
 	}
 	return 0;
 }
