@@ -124,6 +124,14 @@ found:
 	return u;
 }
 
+/* Can a hit use @u: found, and the port's copy of the text published? */
+static bool probe_ready(struct uprobe *u)
+{
+	/* Acquire: pairs with uprobe_prepare() publishing the port's copy. */
+	return u && test_bit_acquire(UPROBE_PREPARED, &u->flags) &&
+	       !u->prepare_err;
+}
+
 /* Run the consumers' entry handlers; prepare a return probe if asked. */
 static void run_handlers(struct uprobe *u, unsigned long vaddr,
 			 struct pt_regs *regs, struct uprobe_task *ut)
@@ -251,19 +259,29 @@ static void handle_breakpoint(struct pt_regs *regs)
 
 	idx = srcu_read_lock(&uprobes_srcu);
 	u = find_probe(vaddr);
-	/* Acquire: pairs with uprobe_prepare() publishing the port's copy. */
-	if (!u || !test_bit_acquire(UPROBE_PREPARED, &u->flags) ||
-	    u->prepare_err) {
-		/*
-		 * Not a probe: either the breakpoint was just taken out
-		 * (run the instruction again, now restored), or it is the
-		 * program's own.
-		 */
-		if (breakpoint_at(vaddr) > 0)
-			force_sig(SIGTRAP);
-		else
+	if (!probe_ready(u)) {
+		if (breakpoint_at(vaddr) <= 0) {
+			/*
+			 * Just taken out (or the text went): run the
+			 * instruction again, as it is now.
+			 */
 			instruction_pointer_set(regs, vaddr);
-		goto out;
+			goto out;
+		}
+		/*
+		 * The probe we trapped on may have gone between the trap
+		 * and the lookup, and a new one have written its breakpoint
+		 * since.  A probe is findable and prepared before its
+		 * breakpoint is written: having seen the breakpoint, a
+		 * second look finds its probe, if there is one.
+		 */
+		smp_rmb();
+		u = find_probe(vaddr);
+		if (!probe_ready(u)) {
+			/* The program's own breakpoint. */
+			force_sig(SIGTRAP);
+			goto out;
+		}
 	}
 
 	/* Handlers see the probed address; so does a restart. */
