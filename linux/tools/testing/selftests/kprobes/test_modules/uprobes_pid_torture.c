@@ -560,7 +560,13 @@ static void audit(struct pt_slot *s, const struct pt_record *rec,
 			       (s64)removals_disarm - rec->removals_armed);
 		}
 	}
-	if (rec->finished_before != PT_NO_VALUE && after != PT_NO_VALUE) {
+	/*
+	 * Counters that went backwards were read in two images of a child
+	 * that exec'ed meanwhile (the first inherited the parent's counts,
+	 * the new one starts at 0): they bound nothing.
+	 */
+	if (rec->finished_before != PT_NO_VALUE && after != PT_NO_VALUE &&
+	    after >= rec->finished_before) {
 		most = (s64)(after - rec->finished_before);
 		if (hits > most) {
 			atomic_long_add(hits - most, &n_invented);
