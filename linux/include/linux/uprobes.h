@@ -276,6 +276,22 @@ void unregister_pid_uprobe(struct pid_uprobe *u);
 int register_pid_uretprobe(struct pid_uretprobe *rp);
 void unregister_pid_uretprobe(struct pid_uretprobe *rp);
 
+/**
+ * enum uprobe_race_point - where a race test may hold a hit
+ * @UPROBE_RACE_BEFORE_LOOKUP: the thread trapped, its probe not yet looked up
+ * @UPROBE_RACE_AFTER_MISS: no probe found, the text not yet read back
+ */
+enum uprobe_race_point {
+	UPROBE_RACE_BEFORE_LOOKUP,
+	UPROBE_RACE_AFTER_MISS,
+};
+
+#ifdef CONFIG_UPROBES_RACE_HOOKS
+typedef void (*uprobe_race_hook_t)(enum uprobe_race_point point,
+				   unsigned long vaddr);
+void uprobe_set_race_hook(uprobe_race_hook_t hook);
+#endif
+
 #else /* !CONFIG_UPROBES */
 
 struct uprobes_state { };

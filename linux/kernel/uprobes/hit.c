@@ -258,8 +258,10 @@ static void handle_breakpoint(struct pt_regs *regs)
 	}
 
 	idx = srcu_read_lock(&uprobes_srcu);
+	uprobe_race_point(UPROBE_RACE_BEFORE_LOOKUP, vaddr);
 	u = find_probe(vaddr);
 	if (!probe_ready(u)) {
+		uprobe_race_point(UPROBE_RACE_AFTER_MISS, vaddr);
 		if (breakpoint_at(vaddr) <= 0) {
 			/*
 			 * Just taken out (or the text went): run the

@@ -33,6 +33,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/srcu.h>
+#include <linux/jump_label.h>
 #include <linux/mm.h>
 
 struct uprobe {
@@ -135,6 +136,25 @@ struct uprobe_task *uprobe_task_get(void);
 /* pid.c */
 int uprobe_pid_fork(struct task_struct *child);
 void uprobe_pid_mm_gone(struct mm_struct *mm);
+
+/* race_hooks.c: holds for race tests, nothing without the option */
+#ifdef CONFIG_UPROBES_RACE_HOOKS
+DECLARE_STATIC_KEY_FALSE(uprobe_race_hooked);
+void __uprobe_race_point(enum uprobe_race_point point, unsigned long vaddr);
+
+/* A patched-out branch while no test holds hits. */
+static inline void uprobe_race_point(enum uprobe_race_point point,
+				     unsigned long vaddr)
+{
+	if (static_branch_unlikely(&uprobe_race_hooked))
+		__uprobe_race_point(point, vaddr);
+}
+#else
+static inline void uprobe_race_point(enum uprobe_race_point point,
+				     unsigned long vaddr)
+{
+}
+#endif
 
 /* return.c */
 void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
