@@ -31,6 +31,10 @@ if [ "$FLAVOR" = kcsan ]; then
 	export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
 fi
 
+# KASAN, lockdep and the other checks of the debug flavor slow a TCG
+# guest down about fourfold: the default bound would cut its run short.
+[ "$FLAVOR" = debug ] && export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
+
 # The source files KCSAN reports are judged by: ours, and the upstream
 # files they replace (the same set for both variants).
 probe_files() {
