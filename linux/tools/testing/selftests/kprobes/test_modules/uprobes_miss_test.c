@@ -20,13 +20,11 @@
  * The read-only parameters report what happened.
  */
 #include <linux/completion.h>
-#include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/pid.h>
-#include <linux/sched/mm.h>
 #include <linux/uprobes.h>
+
+#include "uprobe_file_at.h"
 
 static int pid;
 module_param(pid, int, 0644);
@@ -89,40 +87,13 @@ static void race_hook(enum uprobe_race_point point, unsigned long addr)
 		hold(&at_miss, &go_read);
 }
 
-/* The file and offset that @vaddr maps in process @pid. */
-static struct file *file_at(loff_t *offset)
-{
-	struct vm_area_struct *vma;
-	struct task_struct *task;
-	struct file *file = NULL;
-	struct mm_struct *mm;
-
-	task = get_pid_task(find_get_pid(pid), PIDTYPE_PID);
-	if (!task)
-		return NULL;
-	mm = get_task_mm(task);
-	put_task_struct(task);
-	if (!mm)
-		return NULL;
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, vaddr);
-	if (vma && vma->vm_file) {
-		file = get_file(vma->vm_file);
-		*offset = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
-			  vaddr - vma->vm_start;
-	}
-	mmap_read_unlock(mm);
-	mmput(mm);
-	return file;
-}
-
 static struct uprobe *register_at(struct uprobe_consumer *uc)
 {
 	struct uprobe *probe;
 	struct file *file;
 	loff_t offset;
 
-	file = file_at(&offset);
+	file = uprobe_file_at(pid, vaddr, &offset);
 	if (!file)
 		return ERR_PTR(-ESRCH);
 	probe = uprobe_register(file_inode(file), offset, 0, uc);

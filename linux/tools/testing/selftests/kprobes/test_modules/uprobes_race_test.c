@@ -21,14 +21,12 @@
  * parameters report what happened.
  */
 #include <linux/delay.h>
-#include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/pid.h>
-#include <linux/sched/mm.h>
 #include <linux/uprobes.h>
+
+#include "uprobe_file_at.h"
 
 static int pid;
 module_param(pid, int, 0644);
@@ -87,33 +85,6 @@ static struct uprobe_consumer new_consumer = {
 
 static struct uprobe *probe, *new_probe;
 
-/* The file and offset that @vaddr maps in process @pid. */
-static struct file *file_at(loff_t *offset)
-{
-	struct task_struct *task;
-	struct vm_area_struct *vma;
-	struct file *file = NULL;
-	struct mm_struct *mm;
-
-	task = get_pid_task(find_get_pid(pid), PIDTYPE_PID);
-	if (!task)
-		return NULL;
-	mm = get_task_mm(task);
-	put_task_struct(task);
-	if (!mm)
-		return NULL;
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, vaddr);
-	if (vma && vma->vm_file) {
-		file = get_file(vma->vm_file);
-		*offset = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
-			  vaddr - vma->vm_start;
-	}
-	mmap_read_unlock(mm);
-	mmput(mm);
-	return file;
-}
-
 static int arm(void)
 {
 	struct file *file;
@@ -121,7 +92,7 @@ static int arm(void)
 
 	if (probe)
 		return -EBUSY;
-	file = file_at(&offset);
+	file = uprobe_file_at(pid, vaddr, &offset);
 	if (!file)
 		return -ESRCH;
 	probe = uprobe_register(file_inode(file), offset, 0, &consumer);
@@ -146,7 +117,7 @@ static int drop(bool replace)
 	if (replace) {
 		if (new_probe)
 			return -EBUSY;
-		file = file_at(&offset);
+		file = uprobe_file_at(pid, vaddr, &offset);
 		if (!file)
 			return -ESRCH;
 	}
