@@ -20,11 +20,18 @@ load_kernel_target() {
 	insmod "$CLIENTS/modules/kprobes_target.ko" ||
 		fail "cannot load kprobes_target.ko"
 }
-# kcall N...: one call of KFUNC per argument.
+# kcall N...: one call of KFUNC per argument, all from one CPU.  Tools
+# that read per-CPU buffers (perf's, BPF's perf buffers) print events in
+# the order they drain those buffers, so calls spread over two CPUs can
+# come out of order; a case that checks the order needs them on one.
 kcall() {
-	for n in "$@"; do
-		echo "$n" > /sys/module/kprobes_target/parameters/call
-	done
+	(
+		taskset -pc 0 "$BASHPID" >/dev/null || exit 1
+		for n in "$@"; do
+			echo "$n" > /sys/module/kprobes_target/parameters/call ||
+				exit 1
+		done
+	) || fail "kcall $*: the calls did not all run on CPU 0"
 }
 
 # need TOOL: the guest's image is made from tests/clients/packages, so a

@@ -11,7 +11,8 @@ o=/tmp/trace-user.out
 bcc_start "$o" trace-bpfcc "p:$TARGET:target_work \"arg=%d\", arg1" \
 	"r:$TARGET:target_work \"ret=%d\", retval"
 wait_lines "$o" '^PID' || { tail -n 40 "$o"; fail "trace never attached"; }
-got=$($TARGET work 5)
+# One CPU, so the per-CPU buffers cannot reorder the events.
+got=$(taskset -c 0 "$TARGET" work 5)
 wait_lines "$o" "arg=" 5 && wait_lines "$o" "ret=" 5
 bcc_stop
 bcc_finish "$o"
