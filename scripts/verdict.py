@@ -5,16 +5,20 @@ expected suites, and print one verdict.
 
 usage: verdict.py [--extra-failed N] LABEL:LOG:EXPECT [LABEL:LOG:EXPECT ...]
 
-Next to EXPECT, a file named like it under ../xfail/ (tests/xfail/<arch>)
-lists "suite: case" lines that fail on upstream too; those count as XFAIL.
+Next to EXPECT, files named like it under ../xfail/ and ../skip/
+(tests/xfail/<arch>, tests/skip/<arch>) list the cases allowed to fail
+(XFAIL) and to skip, as "suite: case" lines, each with its reason in a
+comment.  Any other skip fails the run; so does a listed xfail that passes
+(XPASS: the list is out of date), and an entry without a reason.
 
 --extra-failed adds failures found before the boots (build, clean-room).
 
 EXPECT lists one suite per line: "name [min_cases] [variant...]"; a suite
 restricted to variants is only expected when LABEL names one of them.
-Besides failed cases, a run fails on a missing or short suite, a guest that
-never reported completion (hang, timeout), or a kernel crash signature on
-the console.  The last line is "N passed, N failed"; the exit status is 1
+Besides failed cases, a run fails on a missing or short suite (skips do
+not count toward the minimum), a suite whose results do not match its plan
+or that never reported a result of its own, a guest that never reported
+completion (hang, timeout), or a kernel crash signature on the console.  The last line is "N passed, N failed"; the exit status is 1
 when anything failed.
 
 KCSAN reports are kernel reports like any other, unless LOG.kcsan exists
@@ -31,7 +35,7 @@ RESULT = re.compile(r"^( *)(ok|not ok) (\d+)(?: -)? ?([^#]*?)\s*(?:#\s*(.*))?$")
 CRASH = re.compile(
     r"Kernel panic|Oops[: ]|BUG: |WARNING: |general protection fault|"
     r"Unable to handle kernel|Internal error: |soft lockup|hard LOCKUP|"
-    r"rcu: INFO: .* detected stalls|stack-protector|KASAN: |"
+    r"rcu: INFO: .* detected stalls|self-detected stall|stack-protector|KASAN: |"
     r"possible recursive locking|inconsistent lock state|"
     r"sleeping function called from invalid context")
 
@@ -43,15 +47,72 @@ class Suite:
         self.failures = []
         self.ok = True
 
+    def ran(self):
+        """Cases that ran: what a suite's minimum counts."""
+        return self.passed + self.failed + self.xfailed
+
 
 KCSAN = re.compile(r"BUG: KCSAN: ")
+SUBTEST = re.compile(r"^    # Subtest: (\S+)")
+PLAN = re.compile(r"^    1\.\.(\d+)\s*$")
 
 
-def parse(path, xfail=frozenset(), kcsan_sorted=False):
+def judge(s, status, directive, cases, plan, xfail, skips):
+    """Fill suite s from its case results and its own result line."""
+    for ok, sk, cname, why, context in cases:
+        if sk and (s.name, cname) in skips:
+            s.skipped += 1
+        elif sk:
+            s.failed += 1
+            s.failures.append(f"{cname} # {why} (not in tests/skip/: an unexpected skip)")
+            s.failures += [f"  {c}" for c in context]
+        elif ok and (s.name, cname) in xfail:
+            s.failed += 1
+            s.failures.append(f"{cname} # XPASS: listed in tests/xfail/ but passed; "
+                              "update the list")
+        elif ok:
+            s.passed += 1
+        elif (s.name, cname) in xfail:
+            s.xfailed += 1
+        else:
+            s.failed += 1
+            s.failures.append(f"{cname}{' # ' + why if why else ''}")
+            # What the case printed last says why (CI keeps no log).
+            s.failures += [f"  {c}" for c in context]
+    if directive and directive.upper().startswith("SKIP") and not cases:
+        # A whole suite skipped: allowed only as "suite: *".
+        if (s.name, "*") in skips:
+            s.skipped += 1
+        else:
+            s.failed += 1
+            s.failures.append(f"* # the whole suite skipped ({directive}), "
+                              "not in tests/skip/")
+    planned_ok = plan is None or plan == len(cases)
+    if not planned_ok:
+        s.failures.append(f"plan said {plan} cases, {len(cases)} reported")
+    # A suite that is "not ok" only because of its xfail cases passes;
+    # with any other failure, or a plan it did not keep, it fails.
+    s.ok = (s.failed == 0 and planned_ok and
+            (status == "ok" or (s.xfailed > 0 and plan is not None)))
+    if not s.ok and not s.failures:
+        s.failures.append("suite reported not ok")
+
+
+def orphans(name, cases):
+    """Case results that no suite result closed (the suite died)."""
+    s = Suite(name or "(unnamed suite)")
+    s.ok = False
+    s.failures.append(f"{len(cases)} case results and no result for the suite "
+                      "(it died or its output was cut)")
+    return s
+
+
+def parse(path, xfail=frozenset(), skips=frozenset(), kcsan_sorted=False):
     """Return (suites, crash lines, finished, timed out) for one console log."""
     suites, crashes, finished, timed_out = [], [], False, False
     pending = []           # case results since the last top-level result
     said = []              # the "# ..." lines since the last result
+    header, plan = None, None
     try:
         text = open(path, errors="replace").read()
     except OSError:
@@ -67,6 +128,17 @@ def parse(path, xfail=frozenset(), kcsan_sorted=False):
             pass
         elif CRASH.search(line) and not line.lstrip().startswith("#"):
             crashes.append(line.strip())
+        m = SUBTEST.match(line)
+        if m:
+            # A new suite starts: results still open belong to no suite.
+            if pending:
+                suites.append(orphans(header, pending))
+            header, plan, pending = m.group(1), None, []
+            continue
+        m = PLAN.match(line)
+        if m:
+            plan = int(m.group(1))
+            continue
         m = RESULT.match(line)
         if not m:
             if line.lstrip().startswith("#"):
@@ -80,44 +152,45 @@ def parse(path, xfail=frozenset(), kcsan_sorted=False):
             pending.append((status == "ok", skip, name, directive, context))
         elif depth == 0:
             s = Suite(name)
-            for ok, sk, cname, why, context in pending:
-                if sk:
-                    s.skipped += 1
-                elif ok:
-                    s.passed += 1
-                elif (name, cname) in xfail:
-                    s.xfailed += 1
-                else:
-                    s.failed += 1
-                    s.failures.append(f"{cname}{' # ' + why if why else ''}")
-                    # What the case printed last says why (CI keeps no log).
-                    s.failures += [f"  {c}" for c in context]
-            # A suite that is "not ok" only because of xfail cases passes.
-            s.ok = s.failed == 0 and (status == "ok" or s.xfailed > 0)
-            if not s.ok and not s.failures:
-                s.failures.append("suite reported not ok")
-            pending = []
+            judge(s, status, directive, pending, plan, xfail, skips)
+            header, plan, pending = None, None, []
             suites.append(s)
+    if pending:
+        suites.append(orphans(header, pending))
     return suites, crashes, finished, timed_out
 
 
-def xfail_list(expect_path, label):
-    """Cases allowed to fail: "suite: case", optionally prefixed by the one
-    variant ("ours"/"upstream") the entry is for."""
-    path = os.path.join(os.path.dirname(os.path.dirname(expect_path)), "xfail",
+def case_list(expect_path, kind, label, errors):
+    """The cases listed in tests/<kind>/<arch> next to EXPECT (kind: xfail
+    or skip): "suite: case", optionally prefixed by the one variant
+    ("ours"/"upstream") the entry is for.  Each entry needs a reason: a
+    comment on its line or in the comment block right above it."""
+    path = os.path.join(os.path.dirname(os.path.dirname(expect_path)), kind,
                         os.path.basename(expect_path))
     found = set()
-    if os.path.exists(path):
-        for line in open(path):
-            line = line.split("#", 1)[0].strip()
-            variant, _, rest = line.partition(" ")
-            if variant in ("ours", "upstream"):
-                if variant not in label.split():
-                    continue
-                line = rest
-            if ":" in line:
-                suite, case = line.split(":", 1)
-                found.add((suite.strip(), case.strip()))
+    if not os.path.exists(path):
+        return frozenset(found)
+    reason = False
+    for n, raw in enumerate(open(path), 1):
+        text, hash_, comment = raw.partition("#")
+        line = text.strip()
+        if not line:
+            # A comment line gives the entries below it their reason; a
+            # blank line ends that.
+            reason = bool(hash_ and comment.strip())
+            continue
+        if ":" not in line:
+            errors.append(f"{path}:{n}: not a 'suite: case' line")
+            continue
+        if not (reason or comment.strip()):
+            errors.append(f"{path}:{n}: '{line}' has no reason")
+        variant, _, rest = line.partition(" ")
+        if variant in ("ours", "upstream"):
+            if variant not in label.split():
+                continue
+            line = rest
+        suite, case = line.split(":", 1)
+        found.add((suite.strip(), case.strip()))
     return frozenset(found)
 
 
@@ -150,9 +223,15 @@ def main(args):
         kcsan = None
         if os.path.exists(sorted_path):
             kcsan = [l.rstrip("\n") for l in open(sorted_path) if l.strip()]
-        suites, crashes, finished, timed_out = parse(log, xfail_list(expect, label),
+        errors = []
+        xfail = case_list(expect, "xfail", label, errors)
+        skips = case_list(expect, "skip", label, errors)
+        suites, crashes, finished, timed_out = parse(log, xfail, skips,
                                                      kcsan is not None)
         print(f"== {label} ({log})")
+        for e in sorted(set(errors)):
+            print(f"   FAIL {e}")
+        failed += len(set(errors))
         if kcsan is not None:
             ours = [l for l in kcsan if not l.startswith("other ")]
             print(f"   {'FAIL' if ours else 'PASS'} kcsan: {len(ours)} reports in the "
@@ -165,7 +244,7 @@ def main(args):
             failed += len(ours)
         for s in suites:
             verdict = "PASS" if s.ok else "FAIL"
-            skip = f", {s.skipped} skipped" if s.skipped else ""
+            skip = f", {s.skipped} skipped (see tests/skip/)" if s.skipped else ""
             skip += f", {s.xfailed} xfail (see tests/xfail/)" if s.xfailed else ""
             print(f"   {verdict} {s.name}: {s.passed} passed, {s.failed} failed{skip}")
             for f in s.failures:
@@ -178,8 +257,8 @@ def main(args):
             if s is None:
                 print(f"   FAIL {name}: expected suite did not report")
                 failed += 1
-            elif s.passed + s.failed + s.skipped + s.xfailed < minimum:
-                print(f"   FAIL {name}: {s.passed + s.failed + s.skipped + s.xfailed} cases, "
+            elif s.ran() < minimum:
+                print(f"   FAIL {name}: {s.ran()} cases ran ({s.skipped} more skipped), "
                       f"expected at least {minimum}")
                 failed += 1
         if crashes:

@@ -24,6 +24,32 @@ if [ "$line" != "3 passed, 2 failed" ]; then
 	echo "verdict self-test: --extra-failed summary is '$line'"
 	rc=1
 fi
+# The lists: an entry without a reason fails the run, and a skip that
+# pass.log declares in skip/ is not excused by another arch's list.
+tmp=$(mktemp -d)
+mkdir "$tmp/expect" "$tmp/skip"
+cp expect "$tmp/expect/fixture"
+printf '# A reason, then a blank line that ends it.\n\nsuite_a: case_param\n' \
+	> "$tmp/skip/fixture"
+if python3 "$v" "fixture:pass.log:$tmp/expect/fixture" > "$tmp/out"; then
+	echo "verdict self-test: a skip entry without a reason was accepted"
+	rc=1
+elif ! grep -q "has no reason" "$tmp/out"; then
+	echo "verdict self-test: the reasonless entry failed for another cause:"
+	cat "$tmp/out"
+	rc=1
+fi
+rm -rf "$tmp"
+# Each failing fixture fails for its own reason, not by accident.
+for f in exit4-skip:"unexpected skip" all-skip:"unexpected skip" \
+	xpass:XPASS xfail-short-plan:"plan said 2" plan-mismatch:"plan said 4" \
+	orphans:"no result for the suite" suite-skip:"whole suite skipped" \
+	self-stall:"self-detected stall"; do
+	if ! python3 "$v" "fixture:${f%%:*}.log:expect" | grep -q "${f#*:}"; then
+		echo "verdict self-test: ${f%%:*}.log does not say '${f#*:}'"
+		rc=1
+	fi
+done
 # The KCSAN sorter: a report it cannot place counts as ours (both
 # accesses parsed, the module one with its module), never as somebody
 # else's.
