@@ -71,7 +71,11 @@ echo "== clean-room check"
 checker=$top/../shared/tools/originality-check
 seeds=$top/../shared/seeds
 [ -d "$seeds" ] || seeds=
-if [ ! -x "$checker" ]; then
+if [ ! -x "$checker" ] && [ "${CI:-}" = true ]; then
+	# CI must never land a tree whose clean-room check did not run.
+	echo "   FAIL clean-room check: $checker not found (CI=true)"
+	extra=$((extra + 1))
+elif [ ! -x "$checker" ]; then
 	echo "   SKIPPED: $checker not found; the clean-room check did not run"
 elif "$checker" --base "$out/base/linux" ${seeds:+--extra-ref "$seeds"} \
 	"$top/linux" > "$out/originality.txt" 2>&1; then
