@@ -27,11 +27,13 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$objtree" ]; then
 fi
 if [ -n "$targets" ]; then
 	# The test modules must be built by the kernel's own compiler.
+	# FORCE_TARGETS: a test that fails to build fails the build, rather
+	# than going missing and being reported as a skip in the guest.
 	llvm=()
 	[ "$TOOLCHAIN" = llvm ] && llvm=(LLVM=1)
 	make -s -C "$testsrc/tools/testing/selftests" ARCH="$karch" \
 		CROSS_COMPILE="$cross" "${llvm[@]}" O="$objtree/kselftest-build" \
-		KDIR="$objtree" \
+		KDIR="$objtree" FORCE_TARGETS=1 \
 		TARGETS="$targets" INSTALL_PATH="$ksft" install >/dev/null
 fi
 

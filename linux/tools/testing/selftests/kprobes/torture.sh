@@ -35,17 +35,15 @@ churn_module() {
 	echo "$loads" > /tmp/kpt_loads
 }
 rm -f /tmp/kpt_stop /tmp/kpt_loads
-if [ -n "$(find /lib/modules/"$(uname -r)" -name 'kprobetorture_mod.ko*' 2>/dev/null)" ]; then
-	churn_module &
-	churn_pid=$!
-else
-	churn_pid=
-fi
+[ -n "$(find /lib/modules/"$(uname -r)" -name 'kprobetorture_mod.ko*' 2>/dev/null)" ] ||
+	ksft_fail "kprobetorture is here but its companion module is not"
+churn_module &
+churn_pid=$!
 waited=0
 while [ "$(dmesg | grep -c 'kprobetorture: verdict')" = "$seen" ]; do
 	[ $waited -lt $((D + 60)) ] || {
 		touch /tmp/kpt_stop
-		[ -n "$churn_pid" ] && wait "$churn_pid"
+		wait "$churn_pid"
 		rmmod kprobetorture_mod 2>/dev/null
 		rmmod kprobetorture
 		ksft_fail "no verdict after $waited s"
@@ -54,9 +52,10 @@ while [ "$(dmesg | grep -c 'kprobetorture: verdict')" = "$seen" ]; do
 	waited=$((waited + 1))
 done
 touch /tmp/kpt_stop
-[ -n "$churn_pid" ] && wait "$churn_pid"
+wait "$churn_pid"
 rmmod kprobetorture_mod 2>/dev/null
-[ -n "$churn_pid" ] && echo "# companion module loaded $(cat /tmp/kpt_loads 2>/dev/null) times"
+loads=$(cat /tmp/kpt_loads 2>/dev/null)
+echo "# companion module loaded ${loads:-0} times"
 rmmod kprobetorture || ksft_fail "cannot unload kprobetorture"
 stats=$(dmesg | grep 'kprobetorture: calls' | tail -n 1 | sed 's/.*kprobetorture: //')
 verdict=$(dmesg | grep 'kprobetorture: verdict' | tail -n 1 | sed 's/.*kprobetorture: //')
@@ -65,9 +64,17 @@ echo "# $stats"
 dmesg | grep 'kprobetorture: hit-path probes' | tail -n 1 |
 	sed 's/.*kprobetorture: /# /'
 case "$verdict" in
-"verdict PASS"*) ksft_pass "$D s: $verdict" ;;
+"verdict PASS"*) ;;
 *)
-	dmesg | grep 'kprobetorture:' | tail -n 5 | sed 's/^/# /'
+	dmesg | grep 'kprobetorture: ' | tail -n 5 | sed 's/^/# /'
 	ksft_fail "$verdict"
 	;;
 esac
+# A run that never called, registered, batched or saw the module come
+# and go passes without having tested anything.
+for what in calls registrations batches module-loads; do
+	n=$(echo " $stats" | sed -n "s/.* $what \([0-9]*\).*/\1/p")
+	[ "${n:-0}" -gt 0 ] || ksft_fail "no $what in the run: $stats"
+done
+[ "${loads:-0}" -gt 0 ] || ksft_fail "the companion module was never loaded"
+ksft_pass "$D s: $verdict"
