@@ -4,7 +4,7 @@
 . ../lib.sh
 need bpftrace
 load_kernel_target
-off=$(first_offset "$KFUNC") || skip "no offset in $KFUNC takes a probe"
+off=$(first_offset "$KFUNC") || fail "no offset in the body of $KFUNC takes a probe"
 out=$(bpftrace --unsafe -e "kprobe:$KFUNC+$off { @calls = count(); }" \
 	-c "/bin/bash $CLIENTS/kcall 1 2 3 4 5" 2>&1)
 echo "$out"

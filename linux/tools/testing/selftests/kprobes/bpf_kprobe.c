@@ -320,8 +320,14 @@ int main(void)
 		skip("no kprobe PMU (CONFIG_KPROBE_EVENTS, CONFIG_PERF_EVENTS)");
 	if (access(PARAMS "call", W_OK))
 		skip("the kprobes_target module is not loaded");
-	if (listed() != 0)
-		skip("somebody else probes " FUNC);
+	/*
+	 * The module was loaded afresh for this test: a probe listed on
+	 * it already is one an earlier unregistration left behind.
+	 */
+	if (listed() != 0) {
+		fail("a probe is listed on " FUNC " of a freshly loaded module");
+		return 1;
+	}
 
 	/* perf alone: a kprobe and a kretprobe counting hits. */
 	entry = open_probe(type, retbit, 0);

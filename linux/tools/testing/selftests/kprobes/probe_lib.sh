@@ -16,7 +16,14 @@ need_probe_fs() {
 	[ "$(id -u)" -eq 0 ] || ksft_skip "must run as root"
 	[ -d "$KPROBES_DIR" ] ||
 		mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	[ -d "$KPROBES_DIR" ] || ksft_skip "no $KPROBES_DIR (CONFIG_KPROBES, debugfs)"
+	# A kernel with kprobes and a mounted debugfs always has the
+	# directory: its absence is a bug, not a missing feature.
+	if [ ! -d "$KPROBES_DIR" ]; then
+		grep -qw register_kprobe /proc/kallsyms &&
+			mountpoint -q /sys/kernel/debug &&
+			ksft_fail "no $KPROBES_DIR on a kernel with kprobes"
+		ksft_skip "no $KPROBES_DIR (CONFIG_KPROBES, debugfs)"
+	fi
 	if [ "$1" = tracefs ]; then
 		[ -f "$TRACE_DIR/kprobe_events" ] ||
 			mount -t tracefs none "$TRACE_DIR" 2>/dev/null
