@@ -9,7 +9,11 @@
 # the module reports a FAIL (a probe that took did not fire once, a batch
 # that failed left a probe behind or firing, a probed function returned a
 # wrong value), when the kernel logs a warning meanwhile, or when the
-# debugfs list of probes is longer afterwards.
+# debugfs list of probes is longer afterwards, and when the lines differ
+# from the ones committed for this kernel and arch
+# (hostile_args-<ours|upstream>-<uname -m>.txt): an answer that changes,
+# even from one refusal to another, is a change to review, and then to
+# commit (HOSTILE_UPDATE=1 writes the file instead of comparing).
 # HOSTILE_WAIT bounds the wait for the sweep, in seconds (default 100).
 . "$(dirname "$0")/probe_lib.sh"
 need_probe_fs
@@ -43,8 +47,12 @@ fi
 # a probe twice: only there are those cases asked for (the symbol is one
 # only our core has).
 extra=
-grep -q ' kprobe_site_pre_handlers$' /proc/kallsyms &&
+variant=upstream
+if grep -q ' kprobe_site_pre_handlers$' /proc/kallsyms; then
 	extra="warn_cases=1 unsafe_cases=1"
+	variant=ours
+fi
+expected="$(dirname "$0")/hostile_args-$variant-$(uname -m).txt"
 if [ -x "$PROG" ]; then
 	insmod "$KO" uprobe_path="$PROG" $extra || fail "cannot load $KO (see dmesg)"
 else
@@ -63,7 +71,8 @@ done
 rmmod $MOD || fail "cannot unload $MOD"
 restore
 
-since | grep "$MOD: " | sed "s/.*$MOD: /# /"
+since | grep "$MOD: " | sed "s/.*$MOD: //" > /tmp/hostile_args.txt
+sed 's/^/# /' /tmp/hostile_args.txt
 
 fails=$(since | grep -c "$MOD: FAIL")
 [ "$fails" = 0 ] || ksft_fail "$fails failed checks (see the FAIL lines above)"
@@ -73,4 +82,12 @@ warned=$(since | grep -E "$PATTERN")
 now=$(wc -l < "$KPROBES_DIR/list")
 [ "$now" -le "$listed" ] ||
 	ksft_fail "$KPROBES_DIR/list grew from $listed to $now lines: $(cat "$KPROBES_DIR/list")"
+if [ "${HOSTILE_UPDATE:-0}" = 1 ]; then
+	cp /tmp/hostile_args.txt "$expected"
+elif [ ! -f "$expected" ]; then
+	ksft_fail "no $expected to compare the answers with"
+elif ! diff -u "$expected" /tmp/hostile_args.txt > /tmp/hostile_args.diff; then
+	sed 's/^/# /' /tmp/hostile_args.diff
+	ksft_fail "the answers differ from $(basename "$expected") (diff above)"
+fi
 ksft_pass "$(since | grep "$MOD: done " | tail -n 1 | sed "s/.*$MOD: done //")"
