@@ -486,42 +486,103 @@ static unsigned long kpk_body_size(struct kunit *test)
 	return size;
 }
 
-/*
- * Put a probe on every instruction boundary of kpk_body and check that it
- * still computes the same.  With @post every probe has a post_handler, so
- * each instruction is single-stepped (or emulated); without, instructions
- * that allow it run boosted, with no trap after them.
- */
-static void body_probes(struct kunit *test, bool post, bool settle)
-{
-	unsigned long size = kpk_body_size(test);
-	struct kprobe **kps;
-	int off, n = 0, expected = kpk_body(7);
+/* Hits per offset into kpk_body, for the body_probes() cases. */
+#define KPK_BODY_MAX	512
+static int body_hits[KPK_BODY_MAX];
 
+static int count_at_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned long off = (unsigned long)kp->addr - (unsigned long)kpk_body;
+
+	hits++;
+	if (off < KPK_BODY_MAX)
+		body_hits[off]++;
+	return 0;
+}
+
+/*
+ * One round of probes on kpk_body's instruction boundaries past the
+ * entry, at least @gap bytes apart: call it once and leave each offset's
+ * hits in @seen.  Returns the number of probes that registered and, in
+ * *@optimized, how many of them the optimizer turned into jumps.
+ */
+static int body_round(struct kunit *test, bool post, bool settle,
+		      unsigned long gap, int *seen, int *optimized)
+{
+	unsigned long size = kpk_body_size(test), off, last = 0;
+	int n = 0, i, expected = kpk_body_expected(7);
+	struct kprobe **kps;
+
+	KUNIT_ASSERT_LT(test, size, KPK_BODY_MAX);
 	kps = kunit_kcalloc(test, size, sizeof(*kps), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, kps);
 	reset_counts();
+	memset(body_hits, 0, sizeof(body_hits));
 	/* Every offset inside the function; only boundaries register. */
 	for (off = 1; off < size; off++) {
+		if (last && off < last + gap)
+			continue;
 		kps[n] = test_probe(test, &(struct kprobe) {
 			.symbol_name = "kpk_body", .offset = off,
-			.pre_handler = count_pre,
+			.pre_handler = count_at_pre,
 			.post_handler = post ? count_post : NULL });
-		if (!register_kprobe(kps[n]))
+		if (!register_kprobe(kps[n])) {
+			last = off;
 			n++;
+		}
 	}
-	KUNIT_ASSERT_GE(test, n, 3);
+	KUNIT_ASSERT_GE(test, n, 2);
 	/* Let the optimizer put in the jumps the regions allow. */
 	if (settle)
 		wait_for_kprobe_optimizer();
+	*optimized = 0;
+	for (i = 0; i < n; i++)
+		*optimized += kprobe_optimized(kps[i]);
 	KUNIT_EXPECT_EQ(test, call_body(7), expected);
-	KUNIT_EXPECT_GE(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, posts, post ? hits : 0);
-	for (off = 0; off < n; off++)
-		KUNIT_EXPECT_FALSE(test, kprobe_ftrace(kps[off]));
-	for (off = 0; off < n; off++)
-		unregister_kprobe(kps[off]);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_FALSE(test, kprobe_ftrace(kps[i]));
+	for (i = 0; i < n; i++)
+		unregister_kprobe(kps[i]);
 	KUNIT_EXPECT_EQ(test, call_body(7), expected);
+	memcpy(seen, body_hits, size * sizeof(*seen));
+	return n;
+}
+
+/*
+ * Probes on kpk_body's instruction boundaries, and the function still
+ * computes the same.  A probe with a post_handler traps and single-steps
+ * (or is emulated) every time: that round is the reference, one hit per
+ * execution of the probed instruction.  Without post_handlers the
+ * instructions that allow it run boosted, and with @settle the optimizer
+ * turns what it can into jumps; either way every offset must count
+ * exactly the hits the reference counted, none lost and none doubled.
+ */
+static void body_probes(struct kunit *test, bool post, bool settle)
+{
+	/* Jumps need room: probes on every boundary leave none. */
+	unsigned long gap = settle ? 8 : 1;
+	int *ref, *got, off, n, opt, total = 0;
+
+	ref = kunit_kcalloc(test, KPK_BODY_MAX, sizeof(*ref), GFP_KERNEL);
+	got = kunit_kcalloc(test, KPK_BODY_MAX, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	n = body_round(test, true, false, gap, ref, &opt);
+	for (off = 0; off < KPK_BODY_MAX; off++)
+		total += ref[off];
+	/* A call runs the loop: some probed instruction runs 7 times. */
+	KUNIT_EXPECT_GE(test, total, 7);
+	KUNIT_EXPECT_EQ(test, body_round(test, post, settle, gap, got, &opt), n);
+	for (off = 0; off < KPK_BODY_MAX; off++)
+		if (ref[off] != got[off])
+			KUNIT_FAIL(test, "kpk_body+%#x: %d hits, %d when stepped",
+				   off, got[off], ref[off]);
+	/* Where the arch optimizes, the settled round must have used it. */
+	if (settle && IS_ENABLED(CONFIG_OPTPROBES))
+		KUNIT_EXPECT_GT_MSG(test, opt, 0,
+				    "none of %d probes %lu bytes apart was optimized",
+				    n, gap);
 }
 
 static void kpk_body_probes_stepped(struct kunit *test)
