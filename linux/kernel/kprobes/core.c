@@ -269,6 +269,7 @@ static int check_probe_text(struct kprobe *probe, struct module **modp)
 	unsigned long ftrace_addr;
 	struct module *mod;
 	int ret = 0;
+	bool core;
 
 	*modp = NULL;
 	ftrace_addr = ftrace_location(addr);
@@ -290,7 +291,15 @@ static int check_probe_text(struct kprobe *probe, struct module **modp)
 
 	jump_label_lock();
 	preempt_disable();
-	if (!(core_kernel_text(addr) || is_module_text_address(addr)) ||
+	/*
+	 * Look the module up once.  A module being freed turns UNFORMED
+	 * while we look, so a second lookup may miss the module the first
+	 * one found: the probe would then be planted with no reference on
+	 * text that is about to go.
+	 */
+	core = core_kernel_text(addr);
+	mod = core ? NULL : __module_text_address(addr);
+	if ((!core && !mod) ||
 	    in_gate_area_no_mm(addr) ||
 	    within_kprobe_blacklist(addr) ||
 	    jump_label_text_reserved(probe->addr, probe->addr) ||
@@ -299,8 +308,6 @@ static int check_probe_text(struct kprobe *probe, struct module **modp)
 		ret = -EINVAL;
 		goto out;
 	}
-
-	mod = __module_text_address(addr);
 	if (mod) {
 		/* A module on its way out cannot take new probes. */
 		if (!try_module_get(mod)) {
@@ -329,7 +336,8 @@ out:
  * [GONE]; a probe attached after that pass would stay live on freed
  * text.  Seen under the mutex, the old state means the pass has not
  * started and will find this probe.  Likewise a module's blacklist,
- * which comes into force under the mutex when the module is coming.
+ * which comes into force under the mutex when the module is coming, and
+ * a module going because its load failed.
  */
 static int check_text_still_there(struct kprobe *probe, struct module *mod)
 {
@@ -339,6 +347,16 @@ static int check_text_still_there(struct kprobe *probe, struct module *mod)
 	if (mod) {
 		if (within_kprobe_blacklist(addr))
 			return -EINVAL;
+		/*
+		 * A module whose load fails goes without waiting for the
+		 * references held on it, and its GOING pass may be over:
+		 * find it again rather than trust the pointer.
+		 */
+		scoped_guard(preempt) {
+			if (__module_text_address(addr) != mod ||
+			    mod->state == MODULE_STATE_GOING)
+				return -ENOENT;
+		}
 		return within_module_init(addr, mod) && !module_is_coming(mod) ?
 			-ENOENT : 0;
 	}

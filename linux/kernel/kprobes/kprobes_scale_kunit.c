@@ -5,11 +5,13 @@
  * all-or-nothing rule when a batch fails half way, duplicates inside a
  * batch, the site table growing, shrinking and churning, and batches
  * armed and removed (and lone probes turned into sites) while another
- * CPU keeps calling the probed functions.
+ * CPU keeps calling the probed functions.  And, since this is a module,
+ * a second suite for probes on module text that is going away.
  */
 #include <kunit/test.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -457,7 +459,76 @@ static struct kunit_suite kprobes_scale_suite = {
 	.test_cases = kprobes_scale_cases,
 };
 
-kunit_test_suites(&kprobes_scale_suite);
+/*
+ * Module text as it goes away.  A module being freed turns UNFORMED, and
+ * from then on lookups no longer find it; a registration that found the
+ * module must hold a reference on it from that very lookup, or refuse.
+ * (It used to look the module up twice: a module freed in between left a
+ * probe planted with no reference, armed on text freed a moment later.)
+ * The window is forced: a kretprobe on __module_text_address() makes
+ * this module look freed as soon as the registering task's first lookup
+ * of it returns.
+ */
+static struct task_struct *unform_task;
+static atomic_t unform_lookups;
+
+static int unform_after_lookup(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	if (current != READ_ONCE(unform_task) ||
+	    regs_return_value(regs) != (unsigned long)THIS_MODULE)
+		return 0;
+	if (atomic_inc_return(&unform_lookups) == 1)
+		WRITE_ONCE(THIS_MODULE->state, MODULE_STATE_UNFORMED);
+	return 0;
+}
+
+static void kpm_module_freed_during_lookup(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "__module_text_address",
+		.handler = unform_after_lookup,
+	};
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kps_fns[0].fn,
+		.pre_handler = count_pre,
+	};
+	int ret;
+
+	atomic_set(&unform_lookups, 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	WRITE_ONCE(unform_task, current);
+	ret = register_kprobe(&kp);
+	WRITE_ONCE(unform_task, NULL);
+	WRITE_ONCE(THIS_MODULE->state, MODULE_STATE_LIVE);
+	unregister_kretprobe(&rp);
+	if (!ret)
+		unregister_kprobe(&kp);
+	KUNIT_EXPECT_GT(test, atomic_read(&unform_lookups), 0);
+	KUNIT_EXPECT_EQ(test, ret, -ENOENT);
+	KUNIT_EXPECT_NULL(test, get_kprobe((void *)kps_fns[0].fn));
+
+	/* Found live throughout, the same text takes the probe. */
+	atomic_set(&hits, 0);
+	kp = (struct kprobe) { .addr = (kprobe_opcode_t *)kps_fns[0].fn,
+			       .pre_handler = count_pre };
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kps_fns[0].fn(0), kps_fns[0].add);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 1);
+}
+
+static struct kunit_case kprobes_module_cases[] = {
+	KUNIT_CASE(kpm_module_freed_during_lookup),
+	{}
+};
+
+static struct kunit_suite kprobes_module_suite = {
+	.name = "kprobes_module",
+	.test_cases = kprobes_module_cases,
+};
+
+kunit_test_suites(&kprobes_scale_suite, &kprobes_module_suite);
 
 MODULE_DESCRIPTION("KUnit cases for kprobes in bulk");
 MODULE_LICENSE("GPL");
