@@ -905,6 +905,62 @@ static void __ref kpk_revived_site_decodes_text(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits, 2);
 }
 
+/*
+ * Probes that went [GONE] with their text do not count as enabled at a
+ * site revived for new text: unregistering them later must neither
+ * disarm the new probe nor leave the site armed once the new probe is
+ * disabled.
+ */
+static void __ref kpk_gone_probes_leave_revived_site_alone(struct kunit *test)
+{
+	int (*fn)(int) = kpk_init_target;
+	struct kprobe *old1 = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpk_init_target,
+		.pre_handler = count_pre });
+	struct kprobe *old2 = test_probe(test, old1);
+	struct kprobe *fresh = test_probe(test, old1);
+	struct kprobe *head;
+
+	OPTIMIZER_HIDE_VAR(fn);
+
+	if (system_state >= SYSTEM_FREEING_INITMEM)
+		kunit_skip(test, "init text is already freed");
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(old1), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(old2), 0);
+	KUNIT_EXPECT_EQ(test, fn(1), 101);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+
+	kprobe_free_init_mem();
+	KUNIT_ASSERT_TRUE(test, kprobe_gone(old1));
+	KUNIT_ASSERT_TRUE(test, kprobe_gone(old2));
+	KUNIT_ASSERT_EQ(test, register_kprobe(fresh), 0);
+	KUNIT_EXPECT_EQ(test, fn(2), 102);
+	KUNIT_EXPECT_EQ(test, hits, 3);
+
+	/* The first gone probe leaves: the new one stays armed. */
+	unregister_kprobe(old1);
+	KUNIT_EXPECT_EQ(test, fn(3), 103);
+	KUNIT_EXPECT_EQ(test, hits, 4);
+	head = get_kprobe(fresh->addr);
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	KUNIT_EXPECT_TRUE(test, kprobe_has_flag(head, KPROBE_FLAG_ARMED));
+
+	/* The second leaves too, then the new one is disabled: disarmed. */
+	unregister_kprobe(old2);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(fresh), 0);
+	head = get_kprobe(fresh->addr);
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	KUNIT_EXPECT_FALSE(test, kprobe_has_flag(head, KPROBE_FLAG_ARMED));
+	KUNIT_EXPECT_EQ(test, fn(4), 104);
+	KUNIT_EXPECT_EQ(test, hits, 4);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(fresh), 0);
+	KUNIT_EXPECT_EQ(test, fn(5), 105);
+	KUNIT_EXPECT_EQ(test, hits, 5);
+	unregister_kprobe(fresh);
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)kpk_init_target), NULL);
+}
+
 #ifdef CONFIG_MODULES
 static void forget_module(void *mod)
 {
@@ -1040,6 +1096,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_slot_failure_leaves_nothing),
 	KUNIT_CASE(kpk_init_text_goes_away),
 	KUNIT_CASE(kpk_revived_site_decodes_text),
+	KUNIT_CASE(kpk_gone_probes_leave_revived_site_alone),
 	KUNIT_CASE(kpk_module_blacklist_arrives_late),
 	KUNIT_CASE(kpk_kretprobe_defaults_and_errors),
 	KUNIT_CASE(kpk_kretprobe_entry_handler_declines),
