@@ -9,6 +9,9 @@
 set -uo pipefail
 # Guest time counts instructions (-icount), one host thread for all vCPUs.
 export TCG_THREAD=single
+# Both variants from one config: ours without its test suites (the
+# KUnit suites, the torture modules, the uprobes race hooks).
+export FLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 
 ARCHES=${ARCHES:-x86_64}

@@ -13,8 +13,9 @@ fi
 [ "$FLAVOR" = preempt ] && frags+=("$top/configs/preempt.config")
 [ "$FLAVOR" = kcsan ] && frags+=("$top/configs/kcsan.config")
 [ -f "$top/configs/$ARCH-$TOOLCHAIN.config" ] && frags+=("$top/configs/$ARCH-$TOOLCHAIN.config")
-# Our own test suites exist only in our tree.
-[ "$VARIANT" = ours ] && frags+=("$top/configs/ours.config")
+# Our own test suites exist only in our tree; the benchmark builds both
+# variants from one config, so it leaves them out.
+[ "$VARIANT" = ours ] && [ "$FLAVOR" != bench ] && frags+=("$top/configs/ours.config")
 # A transition fragment turns features off for one variant/arch while a
 # port is missing; the options it waives are reported, not failed.
 transition=$top/configs/transition/$VARIANT-$ARCH.config
