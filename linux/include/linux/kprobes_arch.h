@@ -17,6 +17,11 @@
  *                             for RCU-tasks before it frees any slot.
  *                             0 when every such copy runs with preemption
  *                             off or ends in a trap.
+ *   KPROBE_BOOSTS             1 when a hit with no post phase may run the
+ *                             instruction from a copy that jumps back by
+ *                             itself, with no second trap; the port then
+ *                             implements arch_kprobe_boostable().  0 or
+ *                             undefined otherwise.
  *   KPROBE_JUMP_REGION_MAX    (CONFIG_OPTPROBES) the most bytes a jump
  *                             region may span: how far before a new
  *                             breakpoint the core looks for a region that
@@ -45,6 +50,28 @@
  * free.
  */
 int arch_prepare_kprobe(struct kprobe *p);
+
+#ifndef KPROBE_BOOSTS
+#define KPROBE_BOOSTS 0
+#endif
+
+#if KPROBE_BOOSTS
+/**
+ * arch_kprobe_boostable() - may hits at @head skip the second trap?
+ * @head: a prepared head
+ *
+ * For tests; never called on the hit path.
+ *
+ * Return: true when a hit with no post phase runs the probed instruction
+ * from a copy that jumps back by itself.
+ */
+bool arch_kprobe_boostable(struct kprobe *head);
+#else
+static inline bool arch_kprobe_boostable(struct kprobe *head)
+{
+	return false;
+}
+#endif
 
 /* Free what arch_prepare_kprobe() took.  Called once the probe can no
  * longer be hit (after kprobe_wait_out_hits()), possibly more than once.

@@ -34,6 +34,7 @@ static_assert(KPROBE_INSN_SLOT_SIZE >= 2 * MAX_INSN_SIZE + INT3_INSN_SIZE +
  * in a detour.
  */
 #define KPROBE_PREEMPTIBLE_SLOTS	0
+#define KPROBE_BOOSTS			1
 
 /* A jump region: at most a 4-byte instruction and a 15-byte one after it. */
 #define KPROBE_JUMP_REGION_MAX	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)

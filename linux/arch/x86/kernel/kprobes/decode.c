@@ -187,6 +187,11 @@ int arch_prepare_kprobe(struct kprobe *probe)
 	}
 }
 
+bool arch_kprobe_boostable(struct kprobe *head)
+{
+	return head->ainsn.boost;
+}
+
 void arch_remove_kprobe(struct kprobe *probe)
 {
 	if (probe->ainsn.insn) {
