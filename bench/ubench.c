@@ -5,8 +5,9 @@
  *   ubench offsets           file offsets of the probe points
  *   ubench loop FN N         call FN (entry|step) N times; print the time
  *                            per call in ns (instructions under -icount)
- *   ubench wait              block until stdin closes (a process that
- *                            maps this file while probes come and go)
+ *   ubench wait [N]          block until stdin closes (a process that
+ *                            maps this file while probes come and go),
+ *                            then call bench_entry N times (default 0)
  *   ubench timed-write F S   write S to file F; print how long it took (ns)
  *
  * The probed functions are written in assembly so both kernels see the
@@ -89,12 +90,16 @@ int main(int argc, char **argv)
 		printf("%lld\n", (t1 - t0) / n);
 		return 0;
 	}
-	if (argc == 2 && !strcmp(argv[1], "wait")) {
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "wait")) {
+		long i, n = argc == 3 ? atol(argv[2]) : 0;
+		volatile int sink = 0;
 		char c;
 
 		while (read(0, &c, 1) > 0)
 			;
-		return 0;
+		for (i = 0; i < n; i++)
+			sink = bench_entry(sink);
+		return sink == n ? 0 : 2;
 	}
 	if (argc == 4 && !strcmp(argv[1], "timed-write")) {
 		int fd = open(argv[2], O_WRONLY);

@@ -6,9 +6,10 @@
 # BENCH_SCALE (default 1000,10000): registration sizes.
 # BENCH_ONLY (default all): comma-separated bench commands (hits, body,
 # reg, mem) to run; BENCH_VARIANTS, BENCH_MODES narrow the runs too.
+# The icount run has one host thread for all vCPUs (-icount needs it);
+# the wall-clock run one per vCPU, so that its two-CPU figure has two
+# CPUs that really run at once.
 set -uo pipefail
-# Guest time counts instructions (-icount), one host thread for all vCPUs.
-export TCG_THREAD=single
 # Both variants from one config: ours without its test suites (the
 # KUnit suites, the torture modules, the uprobes race hooks).
 export FLAVOR=bench
@@ -36,12 +37,13 @@ for a in $ARCHES; do
 		VARIANT=$v ARCH=$a "$top/scripts/build.sh" || exit 1
 		VARIANT=$v ARCH=$a "$top/scripts/mkinitramfs.sh" || exit 1
 		for mode in $BENCH_MODES; do
-			extra=
-			[ "$mode" = icount ] && extra="-icount shift=0,sleep=off"
+			extra= threads=multi
+			[ "$mode" = icount ] && extra="-icount shift=0,sleep=off" threads=single
 			echo "== $v $a: benchmark ($mode)"
 			logf=$out/logs/$v-$a-bench-$mode.log
 			# A run that crashes or hangs keeps what it printed so far.
 			if ! QEMU_EXTRA="$extra" LOG_SUFFIX="-bench-$mode" \
+				TCG_THREAD=$threads \
 				BOOT_TIMEOUT=${BENCH_TIMEOUT:-5400} VARIANT=$v ARCH=$a \
 				"$top/scripts/boot.sh" bench tsc=reliable clocksource=tsc \
 				kunit.enable=0 bench_scale="$BENCH_SCALE" \
@@ -55,6 +57,9 @@ for a in $ARCHES; do
 					tr -d '\r' >> "$raw"
 			fi
 			sed -n "s/^BENCH \(.*\)\r\{0,1\}$/$v $a $mode \1/p" "$logf" | tr -d '\r' >> "$raw"
+			# How each row's probe was reached (ftrace, optimized, ...).
+			sed -n "s/^BENCH-INFO mech \(.*\)\r\{0,1\}$/$v $a $mode mech \1/p" "$logf" |
+				tr -d '\r' >> "$raw"
 			kver=$(sed -n 's/^BENCH-INFO kernel \(.*\)\r\{0,1\}$/\1/p' "$logf" | tr -d '\r')
 			echo "$v $a $mode kernel $kver" >> "$raw"
 		done

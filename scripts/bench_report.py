@@ -4,6 +4,7 @@
 Raw lines (from scripts/bench.sh):
     <variant> <arch> <mode> <metric> <value> <unit>
     <variant> <arch> <mode> kernel <version>
+    <variant> <arch> <mode> mech <metric> <how the probe was reached>
 Writes <out>/results.csv (this run), appends to <out>/history.csv, writes
 <out>/table.md and, when gnuplot is there, <out>/ratios.png; prints the
 table.  The ratio is ours/upstream: below 1 we are cheaper or faster.
@@ -21,19 +22,28 @@ ORDER = [
     "kprobe_body_post_handler", "kretprobe", "kprobe_plus_kretprobe",
     "kprobes_2_at_one_address", "kprobes_8_at_one_address", "kprobe_at_return",
     "kprobe_body_two_cpus",
-    "uprobe_unprobed_call", "uprobe_entry", "uretprobe",
+    "uprobe_unprobed_call", "uprobe_unprobed_step_call", "uprobe_entry", "uretprobe",
     "uprobe_plus_uretprobe", "uprobe_out_of_line",
     "uprobe_arm_in_100_processes", "uprobe_disarm_in_100_processes",
     "uprobe_scoped_other_process",
 ]
 
+# Baselines: what a call costs with no probe.  Charted as nothing.
+BASELINES = {"baseline_call", "uprobe_unprobed_call", "uprobe_unprobed_step_call"}
+
+# Rows that mean nothing under -icount, whose single host thread runs the
+# vCPUs one after the other: two CPUs hitting one probe at once.
+NOT_UNDER_ICOUNT = {"kprobe_body_two_cpus"}
+
 
 def load(raw):
-    rows, kernels, notes = [], {}, []
+    rows, kernels, notes, mechs = [], {}, [], {}
     with open(raw) as f:
         for line in f:
             parts = line.split()
-            if len(parts) >= 5 and parts[3] == "kernel":
+            if len(parts) >= 6 and parts[3] == "mech":
+                mechs[(parts[0], parts[1], parts[2], parts[4])] = parts[5]
+            elif len(parts) >= 5 and parts[3] == "kernel":
                 kernels[(parts[0], parts[1], parts[2])] = parts[4]
             elif len(parts) >= 5 and parts[3] == "note":
                 notes.append(" ".join(parts[:3]) + ": " + " ".join(parts[4:]))
@@ -44,7 +54,7 @@ def load(raw):
                 except ValueError:
                     print(f"bench: ignoring malformed line: {line.strip()}",
                           file=sys.stderr)
-    return rows, kernels, notes
+    return rows, kernels, notes, mechs
 
 
 def sort_key(metric, seen):
@@ -68,24 +78,38 @@ def fmt(v):
     return f"{v:.2f}" if v < 100 else f"{v:.0f}"
 
 
-def render(table, order):
+def mechanism(mechs, arch, mode, metric):
+    """"upstream / ours" ways the row's probe was reached, or "-"."""
+    up = mechs.get(("upstream", arch, mode, metric))
+    us = mechs.get(("ours", arch, mode, metric))
+    if up is None and us is None:
+        return "-"
+    if up == us:
+        return up
+    return f"{up or '?'} / {us or '?'}"
+
+
+def render(table, order, mechs):
     out = []
     for (arch, mode) in sorted(table):
         metrics = table[(arch, mode)]
         out.append(f"### {arch}, {mode}" +
                    (" (guest ns = instructions)" if mode == "icount" else " (wall clock)"))
         out.append("")
-        out.append("| metric | unit | upstream | ours | ours/upstream |")
-        out.append("|---|---|---:|---:|---:|")
+        out.append("| metric | mechanism (upstream / ours) | unit | upstream | ours | ours/upstream |")
+        out.append("|---|---|---|---:|---:|---:|")
         for m in order:
             if m not in metrics:
+                continue
+            if mode == "icount" and m in NOT_UNDER_ICOUNT:
                 continue
             by = metrics[m]
             unit = next(iter(by.values()))[1]
             up = by.get("upstream", (None,))[0]
             us = by.get("ours", (None,))[0]
             ratio = f"{us / up:.2f}" if up and us is not None else "-"
-            out.append(f"| {m} | {unit} | {fmt(up) if up is not None else '-'} | "
+            out.append(f"| {m} | {mechanism(mechs, arch, mode, m)} | {unit} | "
+                       f"{fmt(up) if up is not None else '-'} | "
                        f"{fmt(us) if us is not None else '-'} | {ratio} |")
         out.append("")
     return "\n".join(out)
@@ -97,13 +121,14 @@ def chart(table, order, path):
         return
     series = sorted(table)
     data = path + ".dat"
-    names = [m for m in order if m != "baseline_call"]
+    names = [m for m in order if m not in BASELINES]
     with open(data, "w") as f:
         f.write("metric " + " ".join(f"{a}-{m}" for a, m in series) + "\n")
         for m in names:
             vals = []
             for key in series:
-                by = table[key].get(m, {})
+                by = table[key].get(m, {}) if not (key[1] == "icount" and
+                                                   m in NOT_UNDER_ICOUNT) else {}
                 up = by.get("upstream", (None,))[0]
                 us = by.get("ours", (None,))[0]
                 vals.append(f"{us / up:.3f}" if up and us is not None else "NaN")
@@ -137,7 +162,7 @@ def main():
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
 
-    rows, kernels, notes = load(args.raw)
+    rows, kernels, notes, mechs = load(args.raw)
     if not rows:
         print("bench: no results (see the bench logs in out/logs/)")
         return 1
@@ -157,7 +182,7 @@ def main():
         w.writerows(recs)
 
     table, order = build_table(rows)
-    text = render(table, order)
+    text = render(table, order, mechs)
     if notes:
         text += "\nNot reported (the benchmark refuses figures whose probes did not fire):\n\n"
         text += "\n".join(f"- {n}" for n in notes) + "\n"

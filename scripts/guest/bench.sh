@@ -70,13 +70,20 @@ done
 rmmod kprobes_bench
 
 # --- uprobes, through uprobe_events, from the user program's side ---
-# Each figure is the time one call of the probed function takes (under
-# -icount, guest instructions): bench_entry begins with a frame setup,
-# bench_step with an add that runs out of line on both kernels.
+# Each figure is what a probe adds to one call of the probed function
+# (under -icount, guest instructions): the call's time under the probe
+# minus the same function's time unprobed, reported only when the
+# probe's hit count (uprobe_profile) went up by exactly the calls made.
+# bench_entry begins with a frame setup, bench_step with an add that
+# runs out of line on both kernels.
 # bench_only=uprofile:KIND (KIND entry, ret, entry+ret, step, none or
 # arm) is a profiling aid, not a figure: 100000 calls under that probe and
 # nothing else, for an instruction profile of the guest (QEMU's -plugin);
 # "none" is the baseline to subtract, "arm" the 100-process arming alone.
+uprobe_hits() {
+	awk -v e="$1" '$2 == e { print $3 }' $T/uprobe_profile
+}
+
 uprobes_bench() {
 	U=/bench/ubench
 	T=/sys/kernel/tracing
@@ -94,24 +101,45 @@ uprobes_bench() {
 		{ echo "BENCH-ERROR cannot define the uprobes"; return; }
 	echo 0 > $T/tracing_on
 
-	[ "$N" = 20000 ] && echo "BENCH uprobe_unprobed_call $($U loop entry $N) ns"
+	base_entry=$($U loop entry $N)
+	base_step=$($U loop step $N)
+	if [ "$N" = 20000 ]; then
+		echo "BENCH uprobe_unprobed_call $base_entry ns"
+		echo "BENCH uprobe_unprobed_step_call $base_step ns"
+	fi
 	for c in $cases; do
 		[ $c = arm ] && continue
-		fn=entry
-		[ $c = step ] && fn=step
-		for e in $(echo $c | tr + ' '); do
-			[ $e = none ] || echo 1 > $T/events/ubench/$e/enable
+		fn=entry base=$base_entry
+		[ $c = step ] && fn=step base=$base_step
+		events=$(echo $c | tr + ' ')
+		[ $c = none ] && events=
+		before=
+		for e in $events; do
+			before="$before $(uprobe_hits $e)"
+			echo 1 > $T/events/ubench/$e/enable
 		done
 		v=$($U loop $fn $N) || echo "BENCH-ERROR ubench loop $fn failed under $c"
-		for e in $(echo $c | tr + ' '); do
-			[ $e = none ] || echo 0 > $T/events/ubench/$e/enable
+		set -- $before
+		ok=1
+		for e in $events; do
+			echo 0 > $T/events/ubench/$e/enable
+			got=$(($(uprobe_hits $e) - $1))
+			shift
+			[ "$got" = "$N" ] && continue
+			echo "BENCH-ERROR ubench/$e under $c: $got hits for $N calls: not reported"
+			ok=0
 		done
-		m=uprobe_unprobed_call
+		[ $ok = 1 ] || continue
+		m=
 		case $c in
-		entry) m=uprobe_entry ;; ret) m=uretprobe ;;
-		entry+ret) m=uprobe_plus_uretprobe ;; step) m=uprobe_out_of_line ;;
+		entry) m=uprobe_entry mech=breakpoint ;;
+		ret) m=uretprobe mech=breakpoint+trampoline ;;
+		entry+ret) m=uprobe_plus_uretprobe mech=breakpoint+trampoline ;;
+		step) m=uprobe_out_of_line mech=breakpoint+step ;;
 		esac
-		echo "BENCH $m $v ns"
+		[ -n "$m" ] && [ "$N" = 20000 ] || continue
+		echo "BENCH-INFO mech $m $mech"
+		echo "BENCH $m $((v > base ? v - base : 0)) ns"
 	done
 
 	if [ "$N" = 20000 ] || [ "$cases" = arm ]; then
@@ -131,8 +159,11 @@ uprobes_bench() {
 # to one process there is an event filter on the pid, which every
 # process mapping the file traps into before the filter says no.
 uprobes_scoped_bench() {
+	OWN=100
 	mkfifo /tmp/ubench.scoped
-	$U wait < /tmp/ubench.scoped &
+	# The target calls the function OWN times once its stdin closes: the
+	# probe must fire there, and only there.
+	$U wait $OWN < /tmp/ubench.scoped &
 	A=$!
 	exec 8> /tmp/ubench.scoped
 	# bench_entry's address in A (once A runs ubench): its text
@@ -144,6 +175,8 @@ uprobes_scoped_bench() {
 	done
 	set -- ${m:-0-0 r-xp 0}
 	va=$((0x${1%-*} + entry - 0x$3))
+	before=$(uprobe_hits entry)
+	P=/sys/module/upid_bench/parameters/hits
 	if [ -z "$m" ]; then
 		echo "BENCH-ERROR no text mapping of ubench in process $A"
 		how=
@@ -158,14 +191,35 @@ uprobes_scoped_bench() {
 	fi
 	if [ -n "$how" ]; then
 		v=$($U loop entry $N) || echo "BENCH-ERROR ubench loop under the scoped probe failed"
-		echo "BENCH uprobe_scoped_other_process $v ns"
-		echo "BENCH-INFO uprobe_scoped_other_process: scoped by $how"
+	fi
+	# The timed process's calls trapped (event filter) or did not (process
+	# probe); then the target's own calls must all hit.
+	[ "$how" = "process probe" ] && other=$(cat $P)
+	exec 8>&-
+	wait $A || echo "BENCH-ERROR the scoped probe's target got a wrong result"
+	case "$how" in
+	"process probe")
+		own=$(($(cat $P) - other))
+		want_other=0
+		;;
+	"event filter")
+		own=$(($(uprobe_hits entry) - before - N))
+		other=$N
+		want_other=$N
+		;;
+	esac
+	if [ -n "$how" ]; then
+		if [ "$own" = "$OWN" ] && [ "$other" = "$want_other" ]; then
+			echo "BENCH-INFO mech uprobe_scoped_other_process $(echo $how | tr ' ' -)"
+			echo "BENCH-INFO uprobe_scoped_other_process: scoped by $how; hits: $other in the timed process, $own of $OWN in the target"
+			echo "BENCH uprobe_scoped_other_process $((v > base_entry ? v - base_entry : 0)) ns"
+		else
+			echo "BENCH-ERROR uprobe_scoped_other_process ($how): $other hits in the timed process (want $want_other), $own of $OWN in the target: not reported"
+		fi
 	fi
 	rmmod upid_bench 2>/dev/null
 	echo 0 > $T/events/ubench/entry/enable
 	echo 0 > $T/events/ubench/entry/filter
-	exec 8>&-
-	wait $A
 	rm -f /tmp/ubench.scoped
 }
 
