@@ -772,7 +772,8 @@ static int slot_register(struct pt_slot *s, pid_t p, struct mm_struct *mm)
 	 */
 	now = s->cls == PT_CHILD ? mm_of(p) : mm;
 	WRITE_ONCE(s->mm_sure, mm && now == mm);
-	if (now && now != mm)
+	/* mm_of() took a reference of its own; the slot keeps @mm's. */
+	if (s->cls == PT_CHILD && now)
 		mmdrop(now);
 	s->rec.traps_armed = atomic_long_read(&s->traps);
 	s->rec.removals_armed = atomic_long_read(&s->removals);
