@@ -40,7 +40,9 @@ for a in $ARCHES; do
 			extra= threads=multi
 			[ "$mode" = icount ] && extra="-icount shift=0,sleep=off" threads=single
 			echo "== $v $a: benchmark ($mode)"
-			logf=$out/logs/$v-$a-bench-$mode.log
+			# boot.sh names the log after the build's tag (ours-ARCH-bench).
+			t=$(VARIANT=$v ARCH=$a bash -c ". '$top/scripts/lib.sh' && echo \$tag")
+			logf=$out/logs/$t-bench-$mode.log
 			# A run that crashes or hangs keeps what it printed so far.
 			if ! QEMU_EXTRA="$extra" LOG_SUFFIX="-bench-$mode" \
 				TCG_THREAD=$threads \
