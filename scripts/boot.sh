@@ -27,7 +27,7 @@ qemu=("${qemu_cmd[@]}" -smp 2 -m 2G -no-reboot -kernel "$kernel"
 # The client guest's Debian root (scripts/mkrootfs.sh), read-only: the
 # guest puts a tmpfs over it.
 if [ "$job" = clients ] || [ "$job" = debian ]; then
-	rootfs=$out/rootfs/$ARCH.ext4
+	rootfs=$out/rootfs/$ARCH-$debian_suite.ext4
 	[ -f "$rootfs" ] || die "no Debian root at $rootfs; run scripts/mkrootfs.sh"
 	qemu+=(-drive "file=$rootfs,if=none,id=rootfs,format=raw,readonly=on"
 		-device "$blk_device,drive=rootfs")

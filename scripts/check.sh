@@ -89,8 +89,12 @@ fi
 declare -A rootfs_job
 if [ "$CLIENTS" = 1 ]; then
 	for a in $ARCHES; do
-		ARCH=$a nice -n 10 "$top/scripts/mkrootfs.sh" \
-			> "$out/logs/rootfs-$a.txt" 2>&1 &
+		# The Debian 13 environment in which SystemTap compiles its
+		# cases too (tests/clients/systemtap/build.sh).
+		{
+			ARCH=$a nice -n 10 "$top/scripts/mkrootfs.sh" &&
+				{ [ "$DEBIAN" != trixie ] || nice -n 10 "$top/scripts/hostenv.sh"; }
+		} > "$out/logs/rootfs-$a.txt" 2>&1 &
 		rootfs_job[$a]=$!
 	done
 fi

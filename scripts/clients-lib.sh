@@ -29,9 +29,18 @@ clients_prepare() {
 		{ echo "   FAIL client programs for $a"; return 1; }
 }
 
+# The client boot of a release other than the default (Debian 13) has
+# its own log (-clients-bookworm) and expectations (tests/clients/expect/
+# bookworm-ARCH, with xfail/ and skip/ files of the same name).
+clients_release=
+[ "$DEBIAN" = trixie ] || clients_release=$DEBIAN
+
 # clients_spec ARCH: the verdict spec of ARCH's client boot.
 clients_spec() {
-	echo "$VARIANT $1 clients:$out/logs/$(clients_tag "$1")-clients.log:$top/tests/clients/expect/$1"
+	local n=$1 log
+	[ -n "$clients_release" ] && n=$clients_release-$1
+	log=$out/logs/$(clients_tag "$1")-clients${clients_release:+-$clients_release}.log
+	echo "$VARIANT $n clients:$log:$top/tests/clients/expect/$n"
 }
 
 # clients_run ARCH: boot ARCH's kernel on the Debian root and run the
@@ -42,7 +51,7 @@ clients_spec() {
 clients_run() {
 	local slow=
 	[ "${FLAVOR:-default}" = debug ] && slow=harness.case_timeout=1200
-	ARCH=$1 LOG_SUFFIX=-clients BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
+	ARCH=$1 LOG_SUFFIX=-clients${clients_release:+-$clients_release} BOOT_TIMEOUT=${BOOT_TIMEOUT:-1200} \
 		"$top/scripts/boot.sh" clients kunit.enable=0 $slow >&2 || true
 }
 

@@ -1,6 +1,7 @@
 # Common settings for the harness scripts; sourced, not run.
 # Inputs (environment): ARCH (x86_64|arm64), VARIANT (ours|upstream),
-# FLAVOR (default|debug|preempt|kcsan|bench), TOOLCHAIN (gcc|llvm; default per arch).
+# FLAVOR (default|debug|preempt|kcsan|bench), TOOLCHAIN (gcc|llvm; default per arch),
+# DEBIAN (trixie|bookworm): the client guest's release.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$top/out}
@@ -8,6 +9,18 @@ ARCH=${ARCH:-x86_64}
 VARIANT=${VARIANT:-ours}
 FLAVOR=${FLAVOR:-default}
 JOBS=${JOBS:-$(nproc)}
+# The client guest's Debian release (scripts/mkrootfs.sh): Debian 13,
+# whose tools are the ones people run against 6.12, or Debian 12's older
+# set, still checked on demand (make clients DEBIAN=bookworm).
+DEBIAN=${DEBIAN:-trixie}
+case "$DEBIAN" in
+trixie | bookworm) ;;
+*)
+	echo "harness: DEBIAN must be trixie or bookworm, not '$DEBIAN'" >&2
+	exit 2
+	;;
+esac
+debian_suite=$DEBIAN
 
 # Each vCPU gets its own host thread (TCG_THREAD=multi), so the race tests
 # and torture run on CPUs that really overlap.  QEMU 7.2 could keep running

@@ -64,9 +64,14 @@ mkdir -p "$root/clients"
 cp -a "$top/tests/clients/." "$root/clients/"
 rm -rf "$root/clients/programs"
 [ -d "$objtree/clients-programs" ] && cp -a "$objtree/clients-programs" "$root/clients/programs"
-rm -rf "$root/clients/systemtap-programs"
-[ -d "$objtree/clients-systemtap" ] &&
-	cp -a "$objtree/clients-systemtap" "$root/clients/systemtap-programs"
+rm -rf "$root/clients/systemtap-programs" "$root/clients/systemtap-modules"
+[ -d "$objtree/clients-systemtap/bpf" ] &&
+	cp -a "$objtree/clients-systemtap/bpf" "$root/clients/systemtap-programs"
+[ -d "$objtree/clients-systemtap/module" ] &&
+	cp -a "$objtree/clients-systemtap/module" "$root/clients/systemtap-modules"
+# Debian 12's SystemTap has no module runtime that builds against 6.12
+# (tests/clients/systemtap/build.sh): its guest runs the BPF suite only.
+[ "$DEBIAN" = bookworm ] && rm -rf "$root/clients/systemtap-module"
 if [ -f "$objtree/bench/kprobes_bench.ko" ]; then
 	mkdir -p "$root/bench"
 	cp "$objtree/bench/kprobes_bench.ko" "$root/bench/"

@@ -34,7 +34,7 @@ kcall() {
 	) || fail "kcall $*: the calls did not all run on CPU 0"
 }
 
-# need TOOL: the guest's image is made from tests/clients/packages, so a
+# need TOOL: the guest's image is made from tests/clients/packages.*, so a
 # tool missing from it is a broken image, not a reason to skip.
 need() {
 	command -v "$1" >/dev/null || fail "$1 is not installed in the guest"

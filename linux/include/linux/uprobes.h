@@ -191,6 +191,7 @@ void uprobe_notify_resume(struct pt_regs *regs);
 bool uprobe_deny_signal(void);
 void uprobe_clear_state(struct mm_struct *mm);
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
+unsigned long uprobe_get_swbp_addr(struct pt_regs *regs);
 unsigned long uprobe_get_trampoline_vaddr(void);
 
 /*

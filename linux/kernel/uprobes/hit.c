@@ -368,6 +368,21 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 }
 
 /**
+ * uprobe_get_swbp_addr() - the address of the breakpoint that trapped
+ * @regs: the registers of the breakpoint trap, as the trap left them
+ *
+ * The port knows whether its breakpoint leaves the instruction pointer on
+ * itself or past it.  Tools built outside the tree (SystemTap's runtime)
+ * find this by name.
+ *
+ * Return: the user address of the breakpoint instruction.
+ */
+unsigned long uprobe_get_swbp_addr(struct pt_regs *regs)
+{
+	return arch_uprobe_trap_vaddr(regs);
+}
+
+/**
  * uprobe_free_utask() - a thread exits or execs
  * @t: the thread (current)
  */

@@ -1,12 +1,10 @@
 #!/bin/bash
-# One program attached to several functions by a wildcard: each call of
-# kprobes_target_work also calls kprobes_target_square.
+# kprobe: and kretprobe: wildcards through one kprobe and one kretprobe
+# per function (--no-feature kprobe_multi): exact counts and return
+# values, and the four probes in the kprobes list meanwhile.
 . ../lib.sh
+. ./wildcard_lib.sh
 need bpftrace
-load_kernel_target
-out=$(bpftrace -e 'kprobe:kprobes_target_* { @[func] = count(); }' \
-	-c "/bin/bash $CLIENTS/kcall 2 4 6" 2>&1)
-echo "$out"
-[ "$(value '@[kprobes_target_work]' "$out")" = 3 ] || fail "kprobes_target_work: expected 3"
-[ "$(value '@[kprobes_target_square]' "$out")" = 3 ] || fail "kprobes_target_square: expected 3"
-pass "both functions counted 3 times"
+kprobe_wildcards --no-feature kprobe_multi
+echo "$out" | grep -qx "listed 4" || fail "expected 4 kprobes listed (2 entries, 2 returns)"
+pass "single kprobes: 3 entries and returns of each function, values as returned"

@@ -5,7 +5,7 @@
  * the results, so a case can check both what the tool saw and that the
  * program ran unchanged under it.
  *
- *   target work N        target_work(i) and lib_work(i), i = 1..N
+ *   target work N        target_work(i), lib_work(i) and lib_twice(i), i = 1..N
  *   target alloc N       N times malloc(TARGET_ALLOC_SIZE), then free
  *   target usdt N        N hits of target:tick (no semaphore) and of
  *                        target:guarded (behind a semaphore: how many
@@ -38,7 +38,7 @@ static long run_work(int n)
 	int i;
 
 	for (i = 1; i <= n; i++)
-		sum += target_work(i) + lib_work(i);
+		sum += target_work(i) + lib_work(i) + lib_twice(i);
 	return sum;
 }
 

@@ -3,6 +3,7 @@
 #define CLIENTS_TARGET_H
 
 int lib_work(int n);
+int lib_twice(int n);
 void target_tick(int i);
 
 #endif
