@@ -40,18 +40,21 @@ kprobe_wildcards() {
 # uprobe_wildcards [BPFTRACE OPTIONS]: entry and return probes on the
 # library's lib_* and entry probes on the program's target_* around
 # `target work 10`.  bpftrace 0.23 attaches a -c command's uprobes to
-# that process alone, so the command is the program itself.  The counts:
-# lib_work and lib_twice 10 calls each, returning 175 and 110 in all;
-# target_work 10 calls; target_tick, matched but not called, none.
+# that process alone, so the command is the program itself; maps are
+# keyed by probe name (func of a process that has exited prints as an
+# address).  The counts: lib_work and lib_twice 10 calls each,
+# returning 175 and 110 in all; target_work 10 calls; target_tick,
+# matched but not called, none.
 uprobe_wildcards() {
-	out=$(bpftrace "$@" -e "uprobe:$LIBTARGET:lib_* { @l[func] = count(); }
-		uretprobe:$LIBTARGET:lib_* { @v[func] = sum(retval); }
-		uprobe:$TARGET:target_* { @p[func] = count(); }" -c "$TARGET work 10" 2>&1)
+	local l=uprobe:$LIBTARGET r=uretprobe:$LIBTARGET p=uprobe:$TARGET
+	out=$(bpftrace "$@" -e "uprobe:$LIBTARGET:lib_* { @l[probe] = count(); }
+		uretprobe:$LIBTARGET:lib_* { @v[probe] = sum(retval); }
+		uprobe:$TARGET:target_* { @p[probe] = count(); }" -c "$TARGET work 10" 2>&1)
 	echo "$out"
-	[ "$(value '@l[lib_work]' "$out")" = 10 ] || fail "lib_work: expected 10 calls"
-	[ "$(value '@l[lib_twice]' "$out")" = 10 ] || fail "lib_twice: expected 10 calls"
-	[ "$(value '@v[lib_work]' "$out")" = 175 ] || fail "lib_work: expected returns summing to 175"
-	[ "$(value '@v[lib_twice]' "$out")" = 110 ] || fail "lib_twice: expected returns summing to 110"
-	[ "$(value '@p[target_work]' "$out")" = 10 ] || fail "target_work: expected 10 calls"
-	[ -z "$(value '@p[target_tick]' "$out")" ] || fail "target_tick was never called"
+	[ "$(value "@l[$l:lib_work]" "$out")" = 10 ] || fail "lib_work: expected 10 calls"
+	[ "$(value "@l[$l:lib_twice]" "$out")" = 10 ] || fail "lib_twice: expected 10 calls"
+	[ "$(value "@v[$r:lib_work]" "$out")" = 175 ] || fail "lib_work: expected returns summing to 175"
+	[ "$(value "@v[$r:lib_twice]" "$out")" = 110 ] || fail "lib_twice: expected returns summing to 110"
+	[ "$(value "@p[$p:target_work]" "$out")" = 10 ] || fail "target_work: expected 10 calls"
+	[ -z "$(value "@p[$p:target_tick]" "$out")" ] || fail "target_tick was never called"
 }
