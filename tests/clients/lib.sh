@@ -41,9 +41,10 @@ need() {
 }
 
 # value KEY TEXT: the number after "KEY" in TEXT (bpftrace map lines
-# like "@calls: 10" or "@args[3]: 1").
+# like "@calls: 10", "@args[3]: 1" or "@l[uprobe:/path:fn]: 10"; KEY is
+# taken literally).
 value() {
-	echo "$2" | sed -n "s/^$(printf '%s' "$1" | sed 's/[][]/\\&/g'): *//p" | head -n 1
+	echo "$2" | sed -n "s/^$(printf '%s' "$1" | sed 's/[][/.*]/\\&/g'): *//p" | head -n 1
 }
 
 # first_offset FUNC: the smallest offset past FUNC's entry that takes a
