@@ -5,7 +5,8 @@
 #   make bench [ARCH=...]   probe costs, ours against upstream (README)
 #   make torture [DURATION=600] [ARCH=...]   kprobetorture and the fault and
 #       input sweeps in FLAVOR=debug (README)
-#   make clients [ARCH=...] [VARIANT=...]   bpftrace, perf... on a Debian guest
+#   make clients [ARCH=...] [VARIANT=...] [DEBIAN=bookworm]   bpftrace, perf...
+#       on a Debian guest, kernel with DWARF and BTF (FLAVOR=debuginfo)
 #   make debian-shell [ARCH=...]   a shell in that guest
 #   make series | make build | make setup | make clean
 
@@ -18,11 +19,12 @@ ARCHES := $(if $(ARCH),$(ARCH),$(if $(filter kcsan,$(FLAVOR)),x86_64,x86_64 arm6
 ONE_ARCH := $(if $(ARCH),$(ARCH),x86_64)
 S := scripts
 ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)
+CLIENTS_FLAVOR = $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),debuginfo)
 
 .PHONY: help setup build check check-all clients debian-shell bench torture run shell series clean distclean
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(S)/setup.sh
@@ -38,11 +40,13 @@ check-all: setup
 		VARIANT=$$v FLAVOR=$(FLAVOR) ARCHES="$(ARCHES)" $(S)/check.sh || rc=1; \
 	done; exit $$rc
 
+# The client boot of `make clients` and `make debian-shell` has the
+# kernel's DWARF and BTF (FLAVOR=debuginfo) unless a flavor is asked for.
 clients: setup
-	@$(ENV) ARCHES="$(ARCHES)" $(S)/clients.sh
+	@VARIANT=$(VARIANT) FLAVOR=$(CLIENTS_FLAVOR) ARCHES="$(ARCHES)" $(S)/clients.sh
 
 debian-shell: setup
-	@$(ENV) ARCH=$(ONE_ARCH) $(S)/clients.sh shell
+	@VARIANT=$(VARIANT) FLAVOR=$(CLIENTS_FLAVOR) ARCH=$(ONE_ARCH) $(S)/clients.sh shell
 
 torture: setup
 	@VARIANT=$(VARIANT) $(if $(filter default,$(FLAVOR)),,FLAVOR=$(FLAVOR)) \

@@ -35,12 +35,17 @@ clients_prepare() {
 clients_release=
 [ "$DEBIAN" = trixie ] || clients_release=$DEBIAN
 
-# clients_spec ARCH: the verdict spec of ARCH's client boot.
+# clients_spec ARCH: the verdict spec of ARCH's client boot.  A kernel
+# without BTF (every flavor but debuginfo's) is "lean" in the label: the
+# skip lists' "lean" entries, the cases that need the kernel's DWARF or
+# BTF, apply to it alone.
 clients_spec() {
-	local n=$1 log
+	local n=$1 tag log lean=
 	[ -n "$clients_release" ] && n=$clients_release-$1
-	log=$out/logs/$(clients_tag "$1")-clients${clients_release:+-$clients_release}.log
-	echo "$VARIANT $n clients:$log:$top/tests/clients/expect/$n"
+	tag=$(clients_tag "$1")
+	log=$out/logs/$tag-clients${clients_release:+-$clients_release}.log
+	grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$out/build/$tag/.config" 2>/dev/null || lean=" lean"
+	echo "$VARIANT $n clients$lean:$log:$top/tests/clients/expect/$n"
 }
 
 # clients_run ARCH: boot ARCH's kernel on the Debian root and run the

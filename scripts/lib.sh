@@ -1,6 +1,6 @@
 # Common settings for the harness scripts; sourced, not run.
 # Inputs (environment): ARCH (x86_64|arm64), VARIANT (ours|upstream),
-# FLAVOR (default|debug|preempt|kcsan|bench), TOOLCHAIN (gcc|llvm; default per arch),
+# FLAVOR (default|debug|preempt|kcsan|debuginfo|bench), TOOLCHAIN (gcc|llvm; default per arch),
 # DEBIAN (trixie|bookworm): the client guest's release.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -88,7 +88,7 @@ esac
 
 case "$FLAVOR" in
 default) tag=$VARIANT-$ARCH ;;
-debug | preempt | kcsan) tag=$VARIANT-$ARCH-$FLAVOR ;;
+debug | preempt | kcsan | debuginfo) tag=$VARIANT-$ARCH-$FLAVOR ;;
 bench)
 	# One config for both variants (scripts/mkconfig.sh): upstream's
 	# default build already is that config, ours is built without its
@@ -97,7 +97,7 @@ bench)
 	[ "$VARIANT" = ours ] && tag=$tag-bench
 	;;
 *)
-	echo "harness: FLAVOR must be default, debug, preempt, kcsan or bench, not '$FLAVOR'" >&2
+	echo "harness: FLAVOR must be default, debug, preempt, kcsan, debuginfo or bench, not '$FLAVOR'" >&2
 	exit 2
 	;;
 esac

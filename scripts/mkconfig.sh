@@ -12,6 +12,7 @@ if [ "$FLAVOR" = debug ]; then
 fi
 [ "$FLAVOR" = preempt ] && frags+=("$top/configs/preempt.config")
 [ "$FLAVOR" = kcsan ] && frags+=("$top/configs/kcsan.config")
+[ "$FLAVOR" = debuginfo ] && frags+=("$top/configs/debuginfo.config")
 [ -f "$top/configs/$ARCH-$TOOLCHAIN.config" ] && frags+=("$top/configs/$ARCH-$TOOLCHAIN.config")
 # Our own test suites exist only in our tree; the benchmark builds both
 # variants from one config, so it leaves them out.

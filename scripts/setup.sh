@@ -11,12 +11,13 @@ out=${OUT:-$top/out}
 export DEBIAN_FRONTEND=noninteractive
 
 # The last line is for the client guest (make clients, make check): its
-# root image, the USDT header for its programs, and stap, which compiles
-# the SystemTap cases against the kernel under test.
+# root image, the USDT header for its programs, stap, which compiles the
+# SystemTap cases against the kernel under test, and pahole, which makes
+# the BTF of `make clients`' kernel (configs/debuginfo.config).
 host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync patch
 	kmod ccache gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	busybox-static python3 xz-utils gzip git perl clang lld llvm
-	mmdebstrap e2fsprogs systemtap-sdt-dev systemtap"
+	mmdebstrap e2fsprogs systemtap-sdt-dev systemtap dwarves"
 # `make bench` also draws its chart, and scripts/profile.sh builds a QEMU
 # plugin (QEMU's plugin header includes glib's).
 [ "${1:-}" = --bench ] && host_packages="$host_packages gnuplot-nox libglib2.0-dev pkg-config"

@@ -162,8 +162,9 @@ def parse(path, xfail=frozenset(), skips=frozenset(), kcsan_sorted=False):
 
 def case_list(expect_path, kind, label, errors):
     """The cases listed in tests/<kind>/<arch> next to EXPECT (kind: xfail
-    or skip): "suite: case", optionally prefixed by the one variant
-    ("ours"/"upstream") the entry is for.  Each entry needs a reason: a
+    or skip): "suite: case", optionally prefixed by the one label word
+    the entry is for: a variant ("ours"/"upstream") or "lean" (a client
+    boot on a kernel without DWARF and BTF, scripts/clients-lib.sh).  Each entry needs a reason: a
     comment on its line or in the comment block right above it."""
     path = os.path.join(os.path.dirname(os.path.dirname(expect_path)), kind,
                         os.path.basename(expect_path))
@@ -185,7 +186,7 @@ def case_list(expect_path, kind, label, errors):
         if not (reason or comment.strip()):
             errors.append(f"{path}:{n}: '{line}' has no reason")
         variant, _, rest = line.partition(" ")
-        if variant in ("ours", "upstream"):
+        if variant in ("ours", "upstream", "lean"):
             if variant not in label.split():
                 continue
             line = rest

@@ -5,7 +5,7 @@
 # the function's BTF type.  4 writes of the test module's parameter.
 . ../lib.sh
 need bpftrace
-[ -f /sys/kernel/btf/vmlinux ] || skip "the kernel has no BTF (CONFIG_DEBUG_INFO_BTF)"
+[ -f /sys/kernel/btf/vmlinux ] || skip "the kernel has no BTF (make clients builds it with FLAVOR=debuginfo)"
 load_kernel_target
 out=$(bpftrace -e 'kprobe:param_attr_store /pid == cpid/ {
 		$mk = (struct module_kobject *)arg1;

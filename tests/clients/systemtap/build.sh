@@ -21,7 +21,9 @@
 # modules, which the guest has at /harness/programs and /harness/modules.
 # Writes OUTDIR/bpf/<script>.bo and OUTDIR/module/<script>.ko; a script
 # that does not compile leaves <script>.log there instead, and its case
-# in the guest prints that log and fails.
+# in the guest prints that log and fails.  Scripts named kernel_* read
+# vmlinux's DWARF: for a kernel built without it they leave <script>.skip
+# saying so, and their case skips (a "lean" entry in tests/clients/skip/).
 set -uo pipefail
 objtree=$1 arch=$2 progs=$3 mods=$4 outdir=$5
 here=$(cd "$(dirname "$0")" && pwd)
@@ -89,6 +91,13 @@ for runtime in "${runtimes[@]}"; do
 	mkdir -p "$outdir/$runtime"
 	for stp in "$src"/*.stp; do
 		name=$(basename "$stp" .stp)
+		if [[ $name == kernel_* ]] &&
+			! readelf -S "$objtree/vmlinux" | grep -q '\.debug_info'; then
+			echo "vmlinux has no DWARF (make clients builds it with FLAVOR=debuginfo)" \
+				>"$outdir/$runtime/$name.skip"
+			echo "systemtap ($runtime): $name skipped: vmlinux has no DWARF"
+			continue
+		fi
 		case "$name" in
 		process_*) args=(/harness/programs/target) ;;
 		*) args=(/harness/modules/kprobes_target.ko) ;;
