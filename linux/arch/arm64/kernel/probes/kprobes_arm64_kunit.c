@@ -20,6 +20,7 @@
 #include <linux/pgtable.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uprobes.h>
 #include <linux/vmalloc.h>
 #include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
@@ -839,6 +840,24 @@ static void kpa_branch_system_allow_list(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.pc, (u64)at + 4);
 }
 
+/*
+ * uprobe_get_swbp_addr() hands tools outside the tree (SystemTap's
+ * runtime) the probed address from the registers of a user BRK trap,
+ * which leaves the pc on the breakpoint itself.
+ */
+static void kpa_uprobe_swbp_addr(struct kunit *test)
+{
+#ifdef CONFIG_UPROBES
+	struct pt_regs regs = { .pc = 0x401000 };
+
+	KUNIT_EXPECT_EQ(test, uprobe_get_swbp_addr(&regs), 0x401000UL);
+	regs.pc = 0xffffa7dd1004UL;
+	KUNIT_EXPECT_EQ(test, uprobe_get_swbp_addr(&regs), 0xffffa7dd1004UL);
+#else
+	kunit_skip(test, "no uprobes in this kernel");
+#endif
+}
+
 static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE_PARAM(kpa_each_class, kpa_class_gen_params),
 	KUNIT_CASE(kpa_every_instruction),
@@ -855,6 +874,7 @@ static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE(kpa_slot_fault_retried_once),
 	KUNIT_CASE(kpa_oops_in_hit_ends_it),
 	KUNIT_CASE(kpa_branch_system_allow_list),
+	KUNIT_CASE(kpa_uprobe_swbp_addr),
 	/* Last: without its fix it takes the machine down. */
 	KUNIT_CASE(kpa_literal_load_in_nested_hit),
 	{}

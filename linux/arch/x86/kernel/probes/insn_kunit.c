@@ -3,12 +3,13 @@
  * KUnit suite probe_insn_x86: the x86-64 probe instruction layer on its
  * own, without a probe: what it decides for each kind of instruction in
  * kernel and user text, how it rewrites a RIP-relative operand for a
- * slot anywhere in the address space, and what emulation does to the
- * registers and the stack.
+ * slot anywhere in the address space, what emulation does to the
+ * registers and the stack, and where a user breakpoint's trap leaves ip.
  */
 #include <kunit/test.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
+#include <linux/uprobes.h>
 #include <asm/insn.h>
 #include <asm/probe_insn.h>
 #include <asm/ptrace.h>
@@ -389,6 +390,20 @@ static void emulate_kernel_mem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.ip, 0x2000UL);
 }
 
+/*
+ * uprobe_get_swbp_addr() hands tools outside the tree (SystemTap's
+ * runtime) the probed address from the registers of the int3 trap, which
+ * leaves ip one byte past the breakpoint.
+ */
+static void swbp_addr_from_trap(struct kunit *test)
+{
+	struct pt_regs regs = { .ip = 0x401001 };
+
+	KUNIT_EXPECT_EQ(test, uprobe_get_swbp_addr(&regs), 0x401000UL);
+	regs.ip = 0x7ffff7dd1001UL;
+	KUNIT_EXPECT_EQ(test, uprobe_get_swbp_addr(&regs), 0x7ffff7dd1000UL);
+}
+
 static struct kunit_case probe_insn_x86_cases[] = {
 	KUNIT_CASE(classify_table),
 	KUNIT_CASE(classify_context),
@@ -400,6 +415,7 @@ static struct kunit_case probe_insn_x86_cases[] = {
 	KUNIT_CASE(relocate_riprel),
 	KUNIT_CASE(flow_targets),
 	KUNIT_CASE(emulate_kernel_mem),
+	KUNIT_CASE(swbp_addr_from_trap),
 	{}
 };
 
