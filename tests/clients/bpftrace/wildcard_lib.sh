@@ -10,6 +10,20 @@ feature() {
 	bpftrace --info 2>&1 | grep -o "\b$1: [a-z]*" | head -n 1 | cut -d' ' -f2
 }
 
+# single NAME: set $single to the options that make bpftrace attach one
+# probe per function instead of NAME's multi link ("--no-feature NAME",
+# bpftrace 0.19 and later).  An older bpftrace uses the link whenever it
+# finds the kernel able to: then the case cannot be made and skips; where
+# the kernel cannot, one probe per function is what it does anyway.
+single() {
+	single=
+	if bpftrace --help 2>&1 | grep -q -- --no-feature; then
+		single="--no-feature $1"
+	elif [ "$(feature "$1")" = yes ]; then
+		skip "$(bpftrace --version) has no --no-feature to leave $1 out"
+	fi
+}
+
 # kprobe_wildcards [BPFTRACE OPTIONS]: entry and return probes on
 # kprobes_target_* while the module's function is called with 2, 4 and
 # 6; prints what the kprobes list held meanwhile ("listed N").  The
