@@ -9,8 +9,8 @@ need bpftrace
 load_kernel_target
 out=$(bpftrace -e 'kprobe:param_attr_store /pid == cpid/ {
 		$mk = (struct module_kobject *)arg1;
-		@mod[str($mk->mod->name)] = count();
-		@text[str(arg2, 1)] = count();
+		@mod[$mk->mod->name] = count();
+		@text[str(arg2, 2)] = count();
 	}
 	kretprobe:param_attr_store /pid == cpid/ { @ret = sum((int64)retval); }' \
 	-c "/bin/bash $CLIENTS/kcall 2 3 3 5" 2>&1)

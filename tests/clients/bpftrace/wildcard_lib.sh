@@ -17,7 +17,8 @@ feature() {
 # the kernel cannot, one probe per function is what it does anyway.
 single() {
 	single=
-	if bpftrace --help 2>&1 | grep -q -- --no-feature; then
+	# Not in --help: asked by trying it.
+	if bpftrace --no-feature "$1" -e 'BEGIN { exit(); }' >/dev/null 2>&1; then
 		single="--no-feature $1"
 	elif [ "$(feature "$1")" = yes ]; then
 		skip "$(bpftrace --version) has no --no-feature to leave $1 out"
