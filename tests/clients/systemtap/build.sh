@@ -56,7 +56,11 @@ cp "$objtree/System.map" "$sysroot/boot/System.map-$(cat "$objtree/include/confi
 export SYSTEMTAP_DIR=$outdir/.systemtap
 
 common=(-r "$objtree" -p4 --sysroot="$sysroot")
-[ "$arch" = arm64 ] && common+=(-a arm64)
+# clang's arm64 location lists for a function's arguments start after its
+# landing pad and patchable-entry nops, but stap puts a function probe at
+# the function's first address, where no argument has a location: it
+# must look past the prologue instead.
+[ "$arch" = arm64 ] && common+=(-a arm64 --prologue-searching=always)
 # What kbuild needs to build a module for this kernel in Debian 13's
 # environment: the kernel's own compiler, Debian 12's gcc 12 for x86_64;
 # for arm64 (LLVM=1, scripts/lib.sh) Debian 13's clang 19 through
