@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What an architecture port (arch/<arch>/kernel/kprobes/ or .../probes/)
+ * What an architecture port (arch/<arch>/kernel/probes/)
  * provides to the generic kprobes core (kernel/kprobes/), and nothing
  * else.  What the core offers a port's trap handlers in return is in
  * <linux/kprobes_hit.h>.

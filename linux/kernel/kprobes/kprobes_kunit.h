@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the kprobes KUnit suites share: the core's (kernel/kprobes/) and
- * each port's (arch/<arch>/kernel/kprobes/).
+ * each port's (arch/<arch>/kernel/probes/).
  */
 #ifndef _KERNEL_KPROBES_KUNIT_H
 #define _KERNEL_KPROBES_KUNIT_H

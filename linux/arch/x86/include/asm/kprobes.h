@@ -56,8 +56,8 @@ struct arch_specific_insn {
 	/* The original bytes, for emulation and for the debugfs dump. */
 	u8 bytes[MAX_INSN_SIZE];
 	/*
-	 * What a hit does with them, as the instruction layer shared with
-	 * uprobes decided (<asm/probe_insn.h>): emulate or run the copy.
+	 * What a hit does with them, as the decoder shared with uprobes
+	 * decided (arch/x86/kernel/probes/decode.h): emulate or run the copy.
 	 */
 	struct x86_probe_insn pi;
 	/* Stepping changes IF (popf): keep the result instead of the saved IF. */

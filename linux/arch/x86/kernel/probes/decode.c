@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The x86-64 probe instruction layer (see <asm/probe_insn.h>).
+ * The x86-64 probe instruction decoder (see decode.h).
  *
  * A probed instruction falls in one of three groups.  Those whose effect
  * depends on where they run (relative and indirect branches, calls,
@@ -19,10 +19,11 @@
 #include <linux/unaligned.h>
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
-#include <asm/probe_insn.h>
-#include <asm/probe_emulate.h>
 #include <asm/ptrace.h>
 #include <asm/text-patching.h>
+
+#include "decode.h"
+#include "simulate.h"
 
 /* Never probed, in any context. */
 static bool refused_always(struct insn *insn)
@@ -264,7 +265,7 @@ NOKPROBE_SYMBOL(x86_probe_indirect_target);
  * @regs: the registers, ip at @addr; on success, the state after it
  * @mem: how to reach the context's memory
  *
- * The out-of-line form of __x86_probe_emulate() (<asm/probe_emulate.h>).
+ * The out-of-line form of __x86_probe_emulate() (simulate.h).
  *
  * Return: true when done; false, @regs unchanged, when @pi->op is not
  * carried out at the hit or memory could not be reached.

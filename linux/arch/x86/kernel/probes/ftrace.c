@@ -9,6 +9,8 @@
 #include <linux/kprobes_hit.h>
 #include <linux/ftrace.h>
 
+#include "decode.h"
+
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {

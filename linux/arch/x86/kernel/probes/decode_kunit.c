@@ -11,8 +11,9 @@
 #include <linux/unaligned.h>
 #include <linux/uprobes.h>
 #include <asm/insn.h>
-#include <asm/probe_insn.h>
 #include <asm/ptrace.h>
+
+#include "decode.h"
 
 struct classify_case {
 	const char *what;

@@ -32,10 +32,10 @@
 #include <linux/memory.h>
 #include <linux/perf_event.h>
 #include <asm/insn.h>
-#include <asm/probe_insn.h>
 #include <asm/nospec-branch.h>
 #include <asm/text-patching.h>
 
+#include "decode.h"
 #include "common.h"
 
 #define DETOUR_OWNER	0

@@ -5,7 +5,7 @@
  * A breakpoint is an int3; the user int3 trap (do_int3_user()) offers it
  * to uprobe_breakpoint_trap() before the die chain.  Most probed
  * instructions are carried out on pt_regs at the hit by the shared
- * instruction layer (<asm/probe_insn.h>); the rest run from an XOL slot
+ * instruction decoder (decode.h); the rest run from an XOL slot
  * followed by an int3, a RIP-relative operand addressed through a scratch
  * register since the slot may be anywhere in the address space.  No trap
  * flag is used, so a debugger's single-stepping is left alone.
@@ -22,9 +22,10 @@
 #include <linux/unaligned.h>
 #include <linux/uprobes.h>
 #include <linux/uprobes_arch.h>
-#include <asm/probe_emulate.h>
 #include <asm/shstk.h>
 #include <asm/traps.h>
+
+#include "simulate.h"
 
 /* No trap uses this number: still there after the step, nothing faulted. */
 #define UPROBE_TRAP_NR		UINT_MAX

@@ -5,7 +5,7 @@
  * The probe address must be an instruction boundary, which on x86 can only
  * be known by decoding the function from its start.  What a hit does with
  * the instruction is decided by the probe instruction layer kprobes share
- * with uprobes (<asm/probe_insn.h>): emulated at the hit, refused, or run
+ * with uprobes (decode.h): emulated at the hit, refused, or run
  * out of line in a slot followed by an int3, with RIP-relative operands
  * rebased to the slot, or, when nothing needs fixing afterwards and no
  * post_handler wants to run, followed by a jump back.
@@ -15,11 +15,11 @@
 #include <linux/kallsyms.h>
 #include <linux/uaccess.h>
 #include <asm/insn.h>
-#include <asm/probe_insn.h>
 #include <asm/text-patching.h>
 #include <linux/memory.h>
 #include <linux/extable.h>
 
+#include "decode.h"
 #include "common.h"
 
 /**

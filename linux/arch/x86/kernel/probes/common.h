@@ -3,8 +3,8 @@
  * Shared by the x86 probe code and the rethook trampoline
  * (arch/x86/kernel/rethook.c), which builds its struct pt_regs with these.
  */
-#ifndef __X86_KERNEL_KPROBES_COMMON_H
-#define __X86_KERNEL_KPROBES_COMMON_H
+#ifndef _X86_KERNEL_PROBES_COMMON_H
+#define _X86_KERNEL_PROBES_COMMON_H
 
 #include <asm/asm.h>
 #include <asm/frame.h>
@@ -61,4 +61,4 @@
 int kprobe_read_original(unsigned long addr, u8 *buf);
 #endif
 
-#endif /* __X86_KERNEL_KPROBES_COMMON_H */
+#endif /* _X86_KERNEL_PROBES_COMMON_H */

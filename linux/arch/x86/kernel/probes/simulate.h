@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The emulation of the x86-64 probe instruction layer (<asm/probe_insn.h>),
+ * The emulation half of the x86-64 probe instruction decoder (decode.h),
  * inline.  Kprobes' int3 handler builds it with its memory accessors
  * known at compile time, so a hit makes no indirect call and reads its
  * own stack directly; other users call x86_probe_emulate().
  */
-#ifndef _ASM_X86_PROBE_EMULATE_H
-#define _ASM_X86_PROBE_EMULATE_H
+#ifndef _X86_KERNEL_PROBES_SIMULATE_H
+#define _X86_KERNEL_PROBES_SIMULATE_H
 
 #include <linux/compiler.h>
-#include <asm/probe_insn.h>
 #include <asm/ptrace.h>
 #include <asm/text-patching.h>
+
+#include "decode.h"
 
 bool x86_probe_indirect_target(const u8 *bytes, struct pt_regs *regs,
 			       const struct x86_probe_mem *mem,
@@ -161,4 +162,4 @@ static __always_inline bool __x86_probe_emulate(const struct x86_probe_insn *pi,
 	return true;
 }
 
-#endif /* _ASM_X86_PROBE_EMULATE_H */
+#endif /* _X86_KERNEL_PROBES_SIMULATE_H */

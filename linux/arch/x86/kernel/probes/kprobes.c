@@ -19,7 +19,6 @@
 #include <linux/kallsyms.h>
 #include <linux/perf_event.h>
 #include <asm/ibt.h>
-#include <asm/probe_emulate.h>
 #include <asm/set_memory.h>
 #include <asm/sections.h>
 #include <asm/text-patching.h>
@@ -27,6 +26,7 @@
 #include <asm/switch_to.h>
 #include <linux/uaccess.h>
 
+#include "simulate.h"
 #include "common.h"
 
 /*

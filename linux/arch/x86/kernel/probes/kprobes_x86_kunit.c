@@ -18,6 +18,7 @@
 #include <asm/trapnr.h>
 #include <asm/ibt.h>
 
+#include "decode.h"
 #include "internal.h"
 #include "kprobes_kunit.h"
 
