@@ -232,8 +232,6 @@ int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 void kprobe_free_init_mem(void);
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym);
-int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
-			     void *data);
 
 bool is_kprobe_insn_slot(unsigned long addr);
 #else /* !CONFIG_KPROBES */

@@ -8,7 +8,12 @@
  * A port's <asm/kprobes.h> defines:
  *   kprobe_opcode_t           the unit the breakpoint is made of
  *   struct arch_specific_insn the port's copy of a probed instruction
- *   struct kprobe_ctlblk      per-CPU hit state; must have kprobe_status
+ *   struct kprobe_ctlblk      per-CPU hit state; must have kprobe_status,
+ *                             saved_irq (the interrupt mask bits of the
+ *                             probed context, which a step masks) and
+ *                             prev_kprobe, a struct prev_kprobe with kp,
+ *                             status and saved_irq: the outer hit, kept
+ *                             while a probe hit under it is stepped
  *   KPROBE_INSN_SLOT_SIZE     bytes of executable slot one probe may use
  *   KPROBE_PREEMPTIBLE_SLOTS  1 when a task may be preempted while it runs
  *                             an out-of-line copy other than a detour (a
@@ -17,6 +22,9 @@
  *                             for RCU-tasks before it frees any slot.
  *                             0 when every such copy runs with preemption
  *                             off or ends in a trap.
+ *   KPROBE_SLOT_POISON        a byte value: a slot filled with it traps at
+ *                             any offset it is entered (tests fill the
+ *                             slots they free with it to catch late users)
  *   KPROBE_BOOSTS             1 when a hit with no post phase may run the
  *                             instruction from a copy that jumps back by
  *                             itself, with no second trap; the port then
@@ -146,6 +154,17 @@ void free_insn_page(void *page);
 void arch_write_insn_slot(void *slot, const void *insn, size_t len);
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * Probes on ftrace call sites (optional, CONFIG_KPROBES_ON_FTRACE).  The
+ * core hooks the sites through one ftrace_ops with
+ * FTRACE_OPS_FL_SAVE_REGS and without FTRACE_OPS_FL_IPMODIFY, so a port
+ * may select HAVE_KPROBES_ON_FTRACE only where the arch's ftrace resumes
+ * at the ip a SAVE_REGS callback leaves in its regs, whatever the flags:
+ * a pre_handler that redirects (BPF's override, fail_function) changes
+ * it.  x86_64's ftrace does; where ftrace would drop the change, the
+ * probe would silently not redirect.
+ */
+
 /* Prepare a probe that sits on an ftrace call site. */
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
 /* The ftrace callback for such probes. */
@@ -163,7 +182,8 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
 /*
  * Jump optimization (optional, CONFIG_OPTPROBES).  The core calls these
  * under its mutex, for breakpoint (not ftrace) sites only, in this order:
- * prepare when the site is created or a neighbour that blocked it goes;
+ * prepare when the site is created or revived, when a neighbour that
+ * blocked it goes, or when debug.kprobes-optimization is turned back on;
  * optimize from its optimizer, after the site's breakpoint has been armed
  * and every CPU and task has been seen outside the region; unoptimize
  * (back to the breakpoint) before disarming, or when the site may no
@@ -173,8 +193,10 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
  *  - A breakpoint hit may run the detour's copy of the region instead of
  *    stepping the instruction (when no post_handler wants the trap after
  *    it), but only while the head has KPROBE_FLAG_DETOUR.  The core sets
- *    the flag once prepare succeeded and clears it before it waits out
- *    the hits and calls remove, so no hit enters a detour being freed.
+ *    the flag once prepare succeeded.  It clears it before it waits out
+ *    the hits and calls remove, except for a head already out of the
+ *    table or [GONE], which no hit can enter by then; so no hit enters a
+ *    detour being freed.
  *  - The head's post_handler is never set while any byte of the jump may
  *    still be in the region: a hit that sees it set may step the
  *    instruction and resume right after it.  Without one, a hit while

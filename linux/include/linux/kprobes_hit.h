@@ -1,9 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the generic kprobes core offers a port's trap handlers: the table
- * that maps a probed address to its head, the heads themselves, and the
- * helpers a hit calls.  The hooks a port implements are in
- * <linux/kprobes_arch.h>.
+ * What the generic kprobes core offers a port's trap handlers.  The hooks
+ * a port implements are in <linux/kprobes_arch.h>.
+ *
+ * A port calls these, and nothing else from this file:
+ *   kprobe_lookup()              the head at a hit address, or NULL
+ *   kprobe_hit_begin()           start a hit, run the pre_handlers
+ *   kprobe_site_hit_begin()      the same for a detour (no post phase)
+ *   kprobe_hit_wants_post()      must the port trap after the instruction?
+ *   kprobe_hit_end(), kprobe_hit_end_kcb()
+ *                                finish a hit, run the post_handlers
+ *   kprobe_hit_abandon()         forget a hit that will not finish (oops)
+ *   kprobe_reenter()             a hit under another hit on this CPU
+ *   kprobe_hit_leave(), kprobe_hit_finish()
+ *                                end a hit, nested or not
+ *   kprobe_has_detour()          may a detour be entered at this head?
+ *   kprobe_fault_in_hit_context(), kprobe_run_fault_handler()
+ *                                a fault under a probe's handlers
+ *   kprobe_count_trap()          first thing in a breakpoint handler
+ *   kprobe_alloc_insn_slot(), kprobe_free_insn_slot()
+ * and from <linux/kprobes.h> kprobe_running(), reset_current_kprobe(),
+ * get_kprobe_ctlblk() and kprobes_inc_nmissed_count().  What comes before
+ * them below (sites, flags, the table, per-CPU state, the handler walks)
+ * is the core's, here only so that they can be inlined.
  *
  * How a hit flows: the port's breakpoint (or ftrace, or detour) handler
  * finds the head with kprobe_lookup().  If kprobe_running() is NULL it
@@ -13,9 +32,9 @@
  * instruction and calls kprobe_hit_end(), which runs the post_handlers.
  * A port may skip the trap after the instruction when
  * kprobe_hit_wants_post() says no post phase follows this hit, and then
- * ends the hit with reset_current_kprobe() before the instruction runs.  A hit
- * while a handler is running only counts kprobes_inc_nmissed_count() and
- * executes the instruction.  All of this runs with interrupts or
+ * ends the hit with reset_current_kprobe() before the instruction runs.
+ * A hit while a handler is running only counts kprobes_inc_nmissed_count()
+ * and executes the instruction.  All of this runs with interrupts or
  * preemption off, never sleeps and never takes a lock.
  */
 #ifndef _LINUX_KPROBES_HIT_H
@@ -29,6 +48,13 @@
 #include <linux/bits.h>
 
 #ifdef CONFIG_KPROBES
+
+/*
+ * ---- Internal to kernel/kprobes/ --------------------------------------
+ *
+ * Everything from here to the next banner is here only so that the
+ * helpers a port calls can be inlined.  Ports do not use it.
+ */
 
 /*
  * The site table (kernel/kprobes/table.c) maps each probed address to the
@@ -66,14 +92,14 @@ struct kprobe_site {
 
 /* Flag bits only the core sets, on heads (cleared when a probe leaves). */
 #define KPROBE_FLAG_DETOUR	BIT(27)	/* the port's detour may be entered */
-#define KPROBE_FLAG_AGGR	BIT(28)	/* the head of a kprobe_site */
+#define KPROBE_FLAG_SITE	BIT(28)	/* the head of a kprobe_site */
 #define KPROBE_FLAG_ARMED	BIT(29)	/* breakpoint or ftrace hook in */
 #define KPROBE_FLAG_IN_BATCH	BIT(30)	/* scratch mark, under the mutex */
-#define KPROBE_CORE_FLAGS	(KPROBE_FLAG_DETOUR | KPROBE_FLAG_AGGR | \
+#define KPROBE_CORE_FLAGS	(KPROBE_FLAG_DETOUR | KPROBE_FLAG_SITE | \
 				 KPROBE_FLAG_ARMED | KPROBE_FLAG_IN_BATCH)
 
 /*
- * Flags change under kprobe_mutex only, but a hit may read the word at
+ * Flags change under kprobes_mutex only, but a hit may read the word at
  * any time: each change is a single store of the whole word.
  */
 static inline void kprobe_flags_set(struct kprobe *p, u32 flags)
@@ -86,19 +112,9 @@ static inline void kprobe_flags_clear(struct kprobe *p, u32 flags)
 	WRITE_ONCE(p->flags, p->flags & ~flags);
 }
 
-static inline bool kprobe_aggr(const struct kprobe *p)
+static inline bool kprobe_is_site(const struct kprobe *p)
 {
-	return kprobe_has_flag(p, KPROBE_FLAG_AGGR);
-}
-
-/*
- * Does @p (a site's head) have a detour that hits may enter?  A hit that
- * sees the flag also sees what the port stored for the detour before it.
- */
-static __always_inline bool kprobe_has_detour(const struct kprobe *p)
-{
-	/* Pairs with the release in kprobe_opt_try(). */
-	return smp_load_acquire(&p->flags) & KPROBE_FLAG_DETOUR;
+	return kprobe_has_flag(p, KPROBE_FLAG_SITE);
 }
 
 /*
@@ -108,55 +124,20 @@ static __always_inline bool kprobe_has_detour(const struct kprobe *p)
  * smaller) table that @future points to while it happens, so a lookup
  * that misses in one table goes on in the next (see table.c).
  */
-struct kprobe_site_table {
+struct kprobe_head_table {
 	/* 64 - log2(number of buckets): the hash is a product's top bits. */
 	unsigned int shift;
-	struct kprobe_site_table __rcu *future;
+	struct kprobe_head_table __rcu *future;
 	struct hlist_head *heads;
 	struct rcu_head rcu;
 };
 
-extern struct kprobe_site_table __rcu *kprobe_sites;
+extern struct kprobe_head_table __rcu *kprobe_head_table;
 
-static __always_inline unsigned long kprobe_site_hash(const void *addr,
+static __always_inline unsigned long kprobe_head_hash(const void *addr,
 						      unsigned int shift)
 {
 	return ((unsigned long)addr * GOLDEN_RATIO_64) >> shift;
-}
-
-/**
- * kprobe_lookup() - the head at @addr, for a hit path
- * @addr: the probed address
- *
- * get_kprobe() for callers that run with interrupts or preemption off;
- * inline because every hit pays for it.
- *
- * Return: the head, or NULL.
- */
-static __always_inline struct kprobe *kprobe_lookup(const void *addr)
-{
-	struct kprobe_site_table *t = rcu_dereference_raw(kprobe_sites);
-	struct hlist_head *head;
-	struct hlist_node *node;
-	struct kprobe *kp;
-
-	do {
-		head = &t->heads[kprobe_site_hash(addr, t->shift)];
-		/*
-		 * Links are read where they are: READ_ONCE() of a local
-		 * would keep the walk's cursor on the stack.
-		 */
-		node = rcu_dereference_raw(hlist_first_rcu(head));
-		for (; node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
-			kp = hlist_entry(node, struct kprobe, hlist);
-			if (kp->addr == addr)
-				return kp;
-		}
-		/* See what a resize moved before it took it out of here. */
-		smp_rmb();
-		t = rcu_dereference_raw(t->future);
-	} while (t);
-	return NULL;
 }
 
 /*
@@ -186,20 +167,6 @@ static __always_inline unsigned int kprobe_context_now(void)
 static __always_inline void kprobe_note_hit_context(void)
 {
 	__this_cpu_write(kprobe_hit_context, kprobe_context_now());
-}
-
-/**
- * kprobe_fault_in_hit_context() - may a fault be the running probe's?
- *
- * For a port's fault handler, about a fault taken while this CPU runs a
- * probe's handlers.
- *
- * Return: false when the fault was taken by an interrupt or NMI that came
- * in on top of the handlers: it goes to the normal fault handling.
- */
-static __always_inline bool kprobe_fault_in_hit_context(void)
-{
-	return kprobe_context_now() == __this_cpu_read(kprobe_hit_context);
 }
 
 /*
@@ -279,7 +246,7 @@ bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs);
 static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 						    struct pt_regs *regs)
 {
-	if (kprobe_aggr(p))
+	if (kprobe_is_site(p))
 		return kprobe_site_pre_handlers(p, regs);
 	/*
 	 * A lone probe is disarmed before disable_kprobe() returns; a hit
@@ -292,6 +259,98 @@ static __always_inline bool kprobe_run_pre_handlers(struct kprobe *p,
 	 * without kprobe_in_handler, which only tells a site's probes apart.
 	 */
 	return p->pre_handler(p, regs);
+}
+
+/**
+ * kprobe_run_post_handlers() - run the post_handlers at a probed address
+ * @p: the head get_kprobe() returned; only call when
+ *     kprobe_hit_wants_post(@p)
+ * @regs: registers after the original instruction
+ */
+static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
+						     struct pt_regs *regs)
+{
+	struct kprobe_chain *chain;
+	struct kprobe **pp, *probe;
+
+	if (!kprobe_is_site(p)) {
+		/* As in kprobe_run_pre_handlers(): no kprobe_in_handler. */
+		p->post_handler(p, regs, 0);
+		return;
+	}
+	chain = __this_cpu_read(kprobe_hit_chain);
+	if (!chain)
+		return;
+	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
+		if (!probe->post_handler)
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		probe->post_handler(probe, regs, 0);
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+}
+
+/*
+ * ---- What a port calls -------------------------------------------------
+ */
+
+/**
+ * kprobe_lookup() - the head at @addr, for a hit path
+ * @addr: the probed address
+ *
+ * get_kprobe() for callers that run with interrupts or preemption off;
+ * inline because every hit pays for it.
+ *
+ * Return: the head, or NULL.
+ */
+static __always_inline struct kprobe *kprobe_lookup(const void *addr)
+{
+	struct kprobe_head_table *t = rcu_dereference_raw(kprobe_head_table);
+	struct hlist_head *head;
+	struct hlist_node *node;
+	struct kprobe *kp;
+
+	do {
+		head = &t->heads[kprobe_head_hash(addr, t->shift)];
+		/*
+		 * Links are read where they are: READ_ONCE() of a local
+		 * would keep the walk's cursor on the stack.
+		 */
+		node = rcu_dereference_raw(hlist_first_rcu(head));
+		for (; node; node = rcu_dereference_raw(hlist_next_rcu(node))) {
+			kp = hlist_entry(node, struct kprobe, hlist);
+			if (kp->addr == addr)
+				return kp;
+		}
+		/* See what a resize moved before it took it out of here. */
+		smp_rmb();
+		t = rcu_dereference_raw(t->future);
+	} while (t);
+	return NULL;
+}
+
+/*
+ * Does @p (a site's head) have a detour that hits may enter?  A hit that
+ * sees the flag also sees what the port stored for the detour before it.
+ */
+static __always_inline bool kprobe_has_detour(const struct kprobe *p)
+{
+	/* Pairs with the release in kprobe_opt_try(). */
+	return smp_load_acquire(&p->flags) & KPROBE_FLAG_DETOUR;
+}
+
+/**
+ * kprobe_fault_in_hit_context() - may a fault be the running probe's?
+ *
+ * For a port's fault handler, about a fault taken while this CPU runs a
+ * probe's handlers.
+ *
+ * Return: false when the fault was taken by an interrupt or NMI that came
+ * in on top of the handlers: it goes to the normal fault handling.
+ */
+static __always_inline bool kprobe_fault_in_hit_context(void)
+{
+	return kprobe_context_now() == __this_cpu_read(kprobe_hit_context);
 }
 
 /**
@@ -310,39 +369,10 @@ static __always_inline bool kprobe_hit_wants_post(struct kprobe *p)
 {
 	struct kprobe_chain *chain;
 
-	if (!kprobe_aggr(p))
+	if (!kprobe_is_site(p))
 		return READ_ONCE(p->post_handler);
 	chain = __this_cpu_read(kprobe_hit_chain);
 	return chain && chain->has_post;
-}
-
-/**
- * kprobe_run_post_handlers() - run the post_handlers at a probed address
- * @p: the head get_kprobe() returned; only call when
- *     kprobe_hit_wants_post(@p)
- * @regs: registers after the original instruction
- */
-static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
-						     struct pt_regs *regs)
-{
-	struct kprobe_chain *chain;
-	struct kprobe **pp, *probe;
-
-	if (!kprobe_aggr(p)) {
-		/* As in kprobe_run_pre_handlers(): no kprobe_in_handler. */
-		p->post_handler(p, regs, 0);
-		return;
-	}
-	chain = __this_cpu_read(kprobe_hit_chain);
-	if (!chain)
-		return;
-	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
-		if (!probe->post_handler)
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		probe->post_handler(probe, regs, 0);
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
 }
 
 /**
@@ -397,7 +427,7 @@ static __always_inline void kprobe_hit_end_kcb(struct kprobe *p,
 	 * apart from @p and would otherwise make it read @p again.
 	 */
 	kprobe_post_handler_t post = p->post_handler;
-	bool site = kprobe_aggr(p);
+	bool site = kprobe_is_site(p);
 
 	if (site) {
 		if (kprobe_hit_wants_post(p)) {
@@ -421,6 +451,92 @@ static __always_inline void kprobe_hit_end(struct kprobe *p,
 					   struct pt_regs *regs)
 {
 	kprobe_hit_end_kcb(p, regs, get_kprobe_ctlblk());
+}
+
+/**
+ * kprobe_hit_abandon() - forget this CPU's hit: it will not finish
+ *
+ * For a port's die notifier, when the kernel oopses under a hit and a
+ * debugger may resume it: no handler is running any more.
+ */
+static __always_inline void kprobe_hit_abandon(void)
+{
+	__this_cpu_write(kprobe_in_handler, NULL);
+	reset_current_kprobe();
+}
+
+/*
+ * A probe hit while this CPU handles another one runs no handlers: it
+ * only has its instruction carried out, and the outer hit's state waits
+ * in kcb->prev_kprobe meanwhile.  There is room for one such level.
+ */
+void kprobe_report_nested(struct kprobe *p);
+
+/**
+ * kprobe_reenter() - start a hit on @p under the one this CPU handles
+ * @p: the head that was hit
+ * @kcb: this CPU's get_kprobe_ctlblk()
+ *
+ * Counts the hit as missed and keeps the outer hit's state.
+ *
+ * Return: false when the outer hit is itself a nested one: there is no
+ * room left, the port must give up on the trap (oops) rather than lose
+ * the outer hit.
+ */
+static __always_inline bool kprobe_reenter(struct kprobe *p,
+					   struct kprobe_ctlblk *kcb)
+{
+	if (unlikely(kcb->kprobe_status == KPROBE_REENTER)) {
+		kprobe_report_nested(p);
+		return false;
+	}
+	kprobes_inc_nmissed_count(p);
+	kcb->prev_kprobe.kp = kprobe_running();
+	kcb->prev_kprobe.status = kcb->kprobe_status;
+	kcb->prev_kprobe.saved_irq = kcb->saved_irq;
+	__this_cpu_write(current_kprobe, p);
+	return true;
+}
+
+/**
+ * kprobe_hit_leave() - this CPU is done with a hit, nested or not
+ * @kcb: this CPU's get_kprobe_ctlblk()
+ * @nested: the hit began with kprobe_reenter()
+ *
+ * For a hit that ends without a post phase: a nested one gives the CPU
+ * back to the outer hit, an outer one leaves it free.
+ */
+static __always_inline void kprobe_hit_leave(struct kprobe_ctlblk *kcb,
+					     bool nested)
+{
+	if (nested) {
+		__this_cpu_write(current_kprobe, kcb->prev_kprobe.kp);
+		kcb->kprobe_status = kcb->prev_kprobe.status;
+		kcb->saved_irq = kcb->prev_kprobe.saved_irq;
+	} else {
+		reset_current_kprobe();
+	}
+}
+
+/**
+ * kprobe_hit_finish() - the instruction of a hit, nested or not, has run
+ * @p: the head the hit began with
+ * @regs: registers after the instruction
+ * @kcb: this CPU's get_kprobe_ctlblk()
+ * @nested: the hit began with kprobe_reenter()
+ *
+ * kprobe_hit_end_kcb() for an outer hit, kprobe_hit_leave() for a nested
+ * one, which has no post phase.
+ */
+static __always_inline void kprobe_hit_finish(struct kprobe *p,
+					      struct pt_regs *regs,
+					      struct kprobe_ctlblk *kcb,
+					      bool nested)
+{
+	if (nested)
+		kprobe_hit_leave(kcb, true);
+	else
+		kprobe_hit_end_kcb(p, regs, kcb);
 }
 
 /*

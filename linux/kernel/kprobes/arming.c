@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Arming: keeping each site's breakpoint (or ftrace hook) in line with its
- * probes and the global switch.
+ * probes and the global switch (kprobes/enabled in debugfs).
  *
  * Text patching is the expensive part of registering a probe: every
  * change must be made visible to all CPUs, and an ftrace filter update
@@ -18,6 +18,9 @@
 #include <linux/cpu.h>
 
 #include "internal.h"
+
+/* kprobes/enabled: false while every probe is disarmed. */
+bool kprobes_armed_globally = true;
 
 static void patch_breakpoints(struct kprobe **kps, int n, bool arm)
 {
@@ -91,7 +94,7 @@ static void plan_head(struct arming_plan *plan, struct kprobe *kp)
 	unsigned int enabled = head_nr_enabled(kp);
 	bool want = kprobes_armed_globally && enabled && !kprobe_gone(kp);
 
-	if (kprobe_aggr(kp)) {
+	if (kprobe_is_site(kp)) {
 		/* Hits see the site enabled before it is armed, disabled after. */
 		if (enabled)
 			kprobe_flags_clear(kp, KPROBE_FLAG_DISABLED);
@@ -130,7 +133,7 @@ static int carry_out(struct arming_plan *plan)
 }
 
 /**
- * kprobe_sites_sync_arming() - bring a set of heads in line at once
+ * kprobe_heads_sync_arming() - bring a set of heads in line at once
  * @heads: the heads
  * @n: how many
  *
@@ -142,20 +145,20 @@ static int carry_out(struct arming_plan *plan)
  * Return: 0, or the first error that kept a head from being armed; the
  * others are in line all the same.
  */
-int kprobe_sites_sync_arming(struct kprobe **heads, int n)
+int kprobe_heads_sync_arming(struct kprobe **heads, int n)
 {
 	struct kprobe *one[4];
 	struct arming_plan plan = {};
 	struct kprobe **room = one;
 	int i, ret;
 
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	if (n > 1) {
 		room = kvmalloc_array(n, 4 * sizeof(*room), GFP_KERNEL);
 		if (!room) {
 			/* Slower, never wrong: one head at a time. */
 			for (i = 0, ret = 0; i < n; i++)
-				ret = kprobe_sites_sync_arming(&heads[i], 1) ?: ret;
+				ret = kprobe_heads_sync_arming(&heads[i], 1) ?: ret;
 			return ret;
 		}
 	}
@@ -167,7 +170,7 @@ int kprobe_sites_sync_arming(struct kprobe **heads, int n)
 		plan_head(&plan, heads[i]);
 	ret = carry_out(&plan);
 	for (i = 0; i < n; i++) {
-		if (kprobe_aggr(heads[i]) && !head_nr_enabled(heads[i]))
+		if (kprobe_is_site(heads[i]) && !head_nr_enabled(heads[i]))
 			kprobe_flags_set(heads[i], KPROBE_FLAG_DISABLED);
 		/* A jump in place of the breakpoint, or not (optimize.c). */
 		kprobe_opt_sync(heads[i]);
@@ -178,14 +181,14 @@ int kprobe_sites_sync_arming(struct kprobe **heads, int n)
 }
 
 /**
- * kprobe_site_sync_arming() - kprobe_sites_sync_arming() for one head
+ * kprobe_head_sync_arming() - kprobe_heads_sync_arming() for one head
  * @head: the head
  *
  * Return: 0 or the error that kept @head from being armed.
  */
-int kprobe_site_sync_arming(struct kprobe *head)
+int kprobe_head_sync_arming(struct kprobe *head)
 {
-	return kprobe_sites_sync_arming(&head, 1);
+	return kprobe_heads_sync_arming(&head, 1);
 }
 
 /*
@@ -199,16 +202,16 @@ int kprobe_site_sync_arming(struct kprobe *head)
  * or in new code loaded there): sites publish an empty chain, so that no
  * gone probe's handler can run, and ports decline hits on gone heads.
  */
-void kprobe_sites_mark_gone(struct kprobe **heads, int n)
+void kprobe_heads_mark_gone(struct kprobe **heads, int n)
 {
 	struct kprobe *probe;
 	bool detours = false;
 	int i;
 
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	for (i = 0; i < n; i++) {
 		kprobe_flags_set(heads[i], KPROBE_FLAG_GONE);
-		if (!kprobe_aggr(heads[i]))
+		if (!kprobe_is_site(heads[i]))
 			continue;
 		to_site(heads[i])->nr_enabled = 0;
 		list_for_each_entry(probe, &heads[i]->list, list)
@@ -216,14 +219,65 @@ void kprobe_sites_mark_gone(struct kprobe **heads, int n)
 		kprobe_site_clear_chain(to_site(heads[i]));
 	}
 	/* Gone heads are disarmed, and stay so. */
-	kprobe_sites_sync_arming(heads, n);
+	kprobe_heads_sync_arming(heads, n);
 	/* The slots and detours may still be in use by hits finishing. */
 	for (i = 0; i < n; i++)
 		detours |= kprobe_has_flag(heads[i], KPROBE_FLAG_DETOUR);
 	kprobe_wait_out_hits(detours);
 	for (i = 0; i < n; i++) {
 		arch_remove_kprobe(heads[i]);
-		if (kprobe_aggr(heads[i]))
+		if (kprobe_is_site(heads[i]))
 			kprobe_opt_release(to_site(heads[i]));
 	}
+}
+
+static void sync_one(struct kprobe *head, void *arg)
+{
+	int *err = arg;
+
+	*err = kprobe_head_sync_arming(head) ?: *err;
+}
+
+/**
+ * kprobe_set_armed_globally() - arm or disarm every site
+ * @on: the new state of the global switch
+ *
+ * Each probe's own disabled state is left alone.  All sites change in
+ * one go (one text synchronisation, one ftrace update) when there is
+ * memory for the list, else one by one.
+ *
+ * Return: 0, or the error of a site that could not be armed.
+ */
+int kprobe_set_armed_globally(bool on)
+{
+	struct kprobe **heads;
+	unsigned int i, n, failed = 0;
+	int err = 0;
+
+	guard(mutex)(&kprobes_mutex);
+	if (kprobes_armed_globally == on)
+		return 0;
+	kprobes_armed_globally = on;
+	n = kprobe_collect_heads(NULL, NULL, NULL, 0);
+	heads = kvmalloc_array(n, sizeof(*heads), GFP_KERNEL);
+	if (heads) {
+		kprobe_collect_heads(NULL, NULL, heads, n);
+		err = kprobe_heads_sync_arming(heads, n);
+		for (i = 0; i < n; i++) {
+			if (on && head_nr_enabled(heads[i]) &&
+			    !kprobe_gone(heads[i]) &&
+			    !kprobe_has_flag(heads[i], KPROBE_FLAG_ARMED))
+				failed++;
+		}
+		kvfree(heads);
+	} else {
+		kprobe_visit_heads(sync_one, &err);
+		failed = !!err;
+	}
+	if (failed)
+		pr_warn("Kprobes globally enabled, but %u of %u probe sites could not be armed\n",
+			failed, n);
+	else
+		pr_info("Kprobes globally %s\n", on ? "enabled" : "disabled");
+	return err;
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Kprobes core: the site table, registration, enabling and the helpers the
- * architecture's trap handlers call on a hit.
+ * Kprobes core: registering, unregistering, enabling and disabling
+ * probes.  Where a probe may go is decided in vet.c, what stands at an
+ * address in site.c and table.c, arming in arming.c, and a hit's side
+ * of all this in hit.c.
  *
- * Updates take probes_mutex and publish with RCU; a hit only reads the
+ * Updates take kprobes_mutex and publish with RCU; a hit only reads the
  * table under the protection its trap context already gives (interrupts
  * or preemption off), so it takes no lock and allocates nothing.  A site
  * is freed only after a grace period, which is also what guarantees that
@@ -14,125 +16,14 @@
 #include <linux/kprobes.h>
 #include <linux/init.h>
 #include <linux/slab.h>
-#include <linux/kallsyms.h>
 #include <linux/module.h>
-#include <linux/moduleloader.h>
-#include <linux/ftrace.h>
-#include <linux/jump_label.h>
-#include <linux/static_call.h>
-#include <linux/memory.h>
-#include <linux/cpu.h>
-#include <linux/bug.h>
-#include <linux/mm.h>
 #include <kunit/visibility.h>
-#include <asm/sections.h>
 
 #include "internal.h"
 
-DEFINE_PER_CPU(struct kprobe *, current_kprobe);
-DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
-
-/*
- * The probe whose handler runs on this CPU, for fault_handler: one of a
- * site's, or a kretprobe's (a lone probe is found as the head instead).
- */
-DEFINE_PER_CPU(struct kprobe *, kprobe_in_handler);
-DEFINE_PER_CPU(unsigned int, kprobe_hit_context);
-#if IS_ENABLED(CONFIG_KPROBES_TORTURE_TEST)
-DEFINE_PER_CPU(unsigned long, kprobe_traps_taken);
-EXPORT_PER_CPU_SYMBOL_GPL(kprobe_traps_taken);
-#endif
-
 /* Serialises every change to sites and probes; never taken on a hit. */
-DEFINE_MUTEX(probes_mutex);
-bool kprobes_armed_globally = true;
+DEFINE_MUTEX(kprobes_mutex);
 static bool kprobes_ready;
-
-/* --- what the arch's hit path calls --- */
-
-int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
-			     int trapnr)
-{
-	struct kprobe *running = __this_cpu_read(kprobe_in_handler);
-	struct kprobe *probe;
-
-	/*
-	 * A handler faulted: only that probe's fault_handler may answer,
-	 * and only for a fault of the handler's own context.
-	 */
-	if (running)
-		return running->fault_handler && kprobe_fault_in_hit_context() ?
-			running->fault_handler(running, regs, trapnr) : 0;
-
-	/* Only a real head has probes; kprobe_busy and friends do not. */
-	if (get_kprobe(kp->addr) != kp)
-		return 0;
-	if (!kprobe_aggr(kp))
-		return kp->fault_handler && !kprobe_disabled(kp) ?
-			kp->fault_handler(kp, regs, trapnr) : 0;
-	/* The probed instruction faulted: it belongs to every probe here. */
-	list_for_each_entry_rcu(probe, &kp->list, list) {
-		if (kprobe_disabled(probe) || !probe->fault_handler)
-			continue;
-		if (probe->fault_handler(probe, regs, trapnr))
-			return 1;
-	}
-	return 0;
-}
-NOKPROBE_SYMBOL(kprobe_run_fault_handler);
-
-/**
- * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
- * @kp: the head that was hit
- *
- * Every probe at the address missed the hit, so each one counts it.
- */
-void kprobes_inc_nmissed_count(struct kprobe *kp)
-{
-	struct kprobe *probe;
-
-	if (!kprobe_aggr(kp)) {
-		kp->nmissed++;
-		return;
-	}
-	list_for_each_entry_rcu(probe, &kp->list, list)
-		probe->nmissed++;
-}
-NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
-
-/* Stands in for a running probe while kprobe_busy_begin() is in force. */
-static struct kprobe kprobe_busy = {
-	.addr = (void *)get_kprobe,
-};
-
-/**
- * kprobe_busy_begin() - make probe hits on this CPU count as missed
- *
- * For code that runs probe-handler-like work outside a probe hit (return
- * handlers, fprobe).  Disables preemption until kprobe_busy_end().
- */
-void kprobe_busy_begin(void)
-{
-	preempt_disable();
-	__this_cpu_write(current_kprobe, &kprobe_busy);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-}
-NOKPROBE_SYMBOL(kprobe_busy_begin);
-
-/** kprobe_busy_end() - end a kprobe_busy_begin() section */
-void kprobe_busy_end(void)
-{
-	__this_cpu_write(current_kprobe, NULL);
-	preempt_enable();
-}
-NOKPROBE_SYMBOL(kprobe_busy_end);
-
-void dump_kprobe(struct kprobe *kp)
-{
-	pr_err("probe at %pS (symbol %s, offset %#x)\n", kp->addr,
-	       kp->symbol_name ?: "-", kp->offset);
-}
-NOKPROBE_SYMBOL(dump_kprobe);
 
 /**
  * kprobe_wait_out_hits() - wait until every hit already under way is over
@@ -158,212 +49,6 @@ void kprobe_wait_out_hits(bool detours)
 		synchronize_rcu_tasks();
 }
 
-/* --- where a probe may go --- */
-
-kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
-					    unsigned int offset)
-{
-	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
-}
-
-kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
-						 unsigned long offset,
-						 bool *on_func_entry)
-{
-	*on_func_entry = !offset;
-	return (kprobe_opcode_t *)(addr + offset);
-}
-
-/*
- * Turn (addr | symbol_name) + offset into the address to probe, in the
- * canonical symbol+offset form the arch may adjust (an ENDBR at entry, for
- * instance).  Both or neither given: -EINVAL; unknown symbol: -ENOENT.
- */
-static kprobe_opcode_t *resolve_probe_addr(kprobe_opcode_t *addr,
-					   const char *symbol_name,
-					   unsigned long offset,
-					   bool *on_func_entry)
-{
-	unsigned long target, sym_off, sym_size;
-
-	if (!!addr == !!symbol_name)
-		return ERR_PTR(-EINVAL);
-	if (symbol_name) {
-		addr = kprobe_lookup_name(symbol_name, offset);
-		if (!addr)
-			return ERR_PTR(-ENOENT);
-	}
-	target = (unsigned long)addr + offset;
-	if (!kallsyms_lookup_size_offset(target, &sym_size, &sym_off))
-		return ERR_PTR(-ENOENT);
-	return arch_adjust_kprobe_addr(target - sym_off, sym_off, on_func_entry);
-}
-
-/**
- * kprobe_on_func_entry() - is this address a function's entry?
- * @addr: address, or NULL when @sym is given
- * @sym: symbol name, or NULL
- * @offset: offset from @addr or @sym
- *
- * Return: 0 at a function entry, -EINVAL elsewhere, -ENOENT when the
- * symbol cannot be found.  Registers nothing.
- */
-int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
-			 unsigned long offset)
-{
-	kprobe_opcode_t *where;
-
-	return kprobe_func_entry_of(addr, sym, offset, &where);
-}
-
-/*
- * kprobe_on_func_entry() that also gives the resolved address in @where:
- * kretprobes need it before registering.
- */
-int kprobe_func_entry_of(kprobe_opcode_t *addr, const char *sym,
-			 unsigned long offset, kprobe_opcode_t **where)
-{
-	bool on_entry;
-
-	*where = resolve_probe_addr(addr, sym, offset, &on_entry);
-	if (IS_ERR(*where))
-		return PTR_ERR(*where);
-	return on_entry ? 0 : -EINVAL;
-}
-
-static bool in_cfi_preamble(unsigned long addr)
-{
-	char name[KSYM_NAME_LEN];
-
-	if (lookup_symbol_name(addr, name))
-		return false;
-	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
-}
-
-/*
- * Ftrace owns its call sites and rewrites them, checking what it finds
- * there; without KPROBES_ON_FTRACE a breakpoint cannot sit on one.  An
- * earlier instruction of the function (arm64 puts the site after a nop
- * or BTI) still can: say where.
- */
-static void refuse_ftrace_site(unsigned long addr)
-{
-	unsigned long size, offset;
-
-	if (kallsyms_lookup_size_offset(addr, &size, &offset) && offset)
-		pr_info_ratelimited("%pS is an ftrace call site, not probed: probe %pS instead\n",
-				    (void *)addr, (void *)(addr - offset));
-	else
-		pr_info_ratelimited("%pS is an ftrace call site, not probed\n",
-				    (void *)addr);
-}
-
-/*
- * Can the text at @addr take a probe?  On success *@modp holds a reference
- * on the module that owns the text (NULL for the kernel image), so it
- * cannot go away while the probe is being planted.
- */
-static int check_probe_text(struct kprobe *probe, struct module **modp)
-{
-	unsigned long addr = (unsigned long)probe->addr;
-	unsigned long ftrace_addr;
-	struct module *mod;
-	int ret = 0;
-	bool core;
-
-	*modp = NULL;
-	ftrace_addr = ftrace_location(addr);
-	if (ftrace_addr == addr) {
-		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
-			refuse_ftrace_site(addr);
-			return -EINVAL;
-		}
-		kprobe_flags_set(probe, KPROBE_FLAG_FTRACE);
-	} else if (ftrace_addr && ftrace_addr < addr) {
-		/* Inside the ftrace call site, not at its start. */
-		return -EILSEQ;
-	}
-	/*
-	 * Otherwise @addr may still be a function's first byte, with its
-	 * call site further in (arm64 puts it after a nop or BTI): that is
-	 * an ordinary instruction, probed with a breakpoint.
-	 */
-
-	jump_label_lock();
-	preempt_disable();
-	/*
-	 * Look the module up once.  A module being freed turns UNFORMED
-	 * while we look, so a second lookup may miss the module the first
-	 * one found: the probe would then be planted with no reference on
-	 * text that is about to go.
-	 */
-	core = core_kernel_text(addr);
-	mod = core ? NULL : __module_text_address(addr);
-	if ((!core && !mod) ||
-	    in_gate_area_no_mm(addr) ||
-	    within_kprobe_blacklist(addr) ||
-	    jump_label_text_reserved(probe->addr, probe->addr) ||
-	    static_call_text_reserved(probe->addr, probe->addr) ||
-	    find_bug(addr) || in_cfi_preamble(addr)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (mod) {
-		/* A module on its way out cannot take new probes. */
-		if (!try_module_get(mod)) {
-			ret = -ENOENT;
-			goto out;
-		}
-		/* Its init text is about to be freed once it is live. */
-		if (within_module_init(addr, mod) && !module_is_coming(mod)) {
-			module_put(mod);
-			ret = -ENOENT;
-			goto out;
-		}
-		*modp = mod;
-	}
-out:
-	preempt_enable();
-	jump_label_unlock();
-	return ret;
-}
-
-/*
- * check_probe_text() for what may have changed since, now under
- * probes_mutex: init text declared gone in between (a module gone live,
- * the kernel freeing its init memory).  The code that declares it sets
- * the new state first and then takes the mutex to mark the probes there
- * [GONE]; a probe attached after that pass would stay live on freed
- * text.  Seen under the mutex, the old state means the pass has not
- * started and will find this probe.  Likewise a module's blacklist,
- * which comes into force under the mutex when the module is coming, and
- * a module going because its load failed.
- */
-static int check_text_still_there(struct kprobe *probe, struct module *mod)
-{
-	unsigned long addr = (unsigned long)probe->addr;
-
-	lockdep_assert_held(&probes_mutex);
-	if (mod) {
-		if (within_kprobe_blacklist(addr))
-			return -EINVAL;
-		/*
-		 * A module whose load fails goes without waiting for the
-		 * references held on it, and its GOING pass may be over:
-		 * find it again rather than trust the pointer.
-		 */
-		scoped_guard(preempt) {
-			if (__module_text_address(addr) != mod ||
-			    mod->state == MODULE_STATE_GOING)
-				return -ENOENT;
-		}
-		return within_module_init(addr, mod) && !module_is_coming(mod) ?
-			-ENOENT : 0;
-	}
-	return is_kernel_inittext(addr) &&
-	       system_state >= SYSTEM_FREEING_INITMEM ? -EINVAL : 0;
-}
-
 /* --- registration --- */
 
 /*
@@ -380,7 +65,7 @@ static bool head_has_probe(struct kprobe *head, struct kprobe *probe)
 
 	if (head == probe)
 		return true;
-	if (!kprobe_aggr(head))
+	if (!kprobe_is_site(head))
 		return false;
 	list_for_each_entry(q, &head->list, list)
 		if (q == probe)
@@ -401,13 +86,13 @@ static void free_head(struct kprobe *head)
 {
 	if (!kprobe_gone(head))
 		arch_remove_kprobe(head);
-	if (kprobe_aggr(head))
+	if (kprobe_is_site(head))
 		kprobe_site_free(to_site(head));
 }
 
 /*
  * Heads touched by a batch are collected once each; the mark is only
- * used under probes_mutex and cleared before the mutex is released.
+ * used under kprobes_mutex and cleared before the mutex is released.
  */
 static void collect_head(struct kprobe *head, struct kprobe **set, int *n)
 {
@@ -460,14 +145,14 @@ static int detach_locked(struct kprobe **kps, int num, struct kprobe **dead)
 	struct kprobe *head;
 	int i, n = 0, nr_dead = 0;
 
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	for (i = 0; i < num; i++) {
 		head = detach_probe(kps[i]);
 		if (head)
 			collect_head(head, dead, &n);
 	}
 	uncollect_heads(dead, n);
-	kprobe_sites_sync_arming(dead, n);
+	kprobe_heads_sync_arming(dead, n);
 	for (i = 0; i < n; i++) {
 		head = dead[i];
 		if (!list_empty(&head->list))
@@ -496,9 +181,9 @@ int kprobe_detach_batch(struct kprobe **kps, int num, struct kprobe **dead)
 {
 	int n;
 
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	n = detach_locked(kps, num, dead);
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 	return n;
 }
 
@@ -558,7 +243,7 @@ static void unregister_batch(struct kprobe **kps, int num)
  */
 bool kprobe_registered(struct kprobe *probe)
 {
-	guard(mutex)(&probes_mutex);
+	guard(mutex)(&kprobes_mutex);
 	return probe->addr && head_of(probe);
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_registered);
@@ -591,11 +276,11 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 
 	undo->taken_over = false;
 	undo->mod = NULL;
-	addr = resolve_probe_addr(probe->addr, probe->symbol_name, probe->offset,
-				  &on_entry);
+	addr = kprobe_resolve_addr(probe->addr, probe->symbol_name,
+				   probe->offset, &on_entry);
 	if (IS_ERR(addr))
 		return PTR_ERR(addr);
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	head = get_kprobe(addr);
 	/*
 	 * Registered already: at this address, or at another one its
@@ -619,10 +304,10 @@ static int vet_probe(struct kprobe *probe, struct reg_undo *undo)
 		INIT_HLIST_NODE(&probe->hlist);
 		INIT_LIST_HEAD(&probe->list);
 	}
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 	if (taken)
 		return -EINVAL;
-	return check_probe_text(probe, &undo->mod);
+	return kprobe_check_text(probe, &undo->mod);
 }
 
 /* @probe is the first at its address: it becomes the head itself. */
@@ -654,7 +339,7 @@ static int attach_probe(struct kprobe *probe)
 		return -EINVAL;
 	if (!head)
 		return attach_alone(probe);
-	if (kprobe_aggr(head)) {
+	if (kprobe_is_site(head)) {
 		site = to_site(head);
 	} else {
 		site = kprobe_site_from(head);
@@ -702,11 +387,11 @@ static int register_batch(struct kprobe **kps, int num)
 	if (ret)
 		goto out_restore;
 
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	/* One resize for the whole batch rather than one per doubling. */
 	kprobe_table_reserve(num);
 	for (; attached < num; attached++) {
-		ret = check_text_still_there(kps[attached], undo[attached].mod) ?:
+		ret = kprobe_check_text_still_there(kps[attached], undo[attached].mod) ?:
 		      attach_probe(kps[attached]);
 		if (ret)
 			break;
@@ -716,11 +401,11 @@ static int register_batch(struct kprobe **kps, int num)
 		for (i = 0; i < num; i++)
 			collect_head(get_kprobe(kps[i]->addr), heads, &n);
 		uncollect_heads(heads, n);
-		ret = kprobe_sites_sync_arming(heads, n);
+		ret = kprobe_heads_sync_arming(heads, n);
 	}
 	if (ret)
 		n = detach_locked(kps, attached, heads);
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 	if (ret)
 		kprobe_free_batch(kps, attached, heads, n);
 
@@ -822,7 +507,7 @@ static int flip_probe(struct kprobe *head, struct kprobe *probe, bool enable)
 	int ret;
 
 	set_disabled_flag(probe, enable);
-	if (!kprobe_aggr(head))
+	if (!kprobe_is_site(head))
 		return 0;
 	ret = kprobe_site_flipped(to_site(head), probe);
 	if (ret) {
@@ -838,7 +523,7 @@ static int set_probe_enabled(struct kprobe *probe, bool enable)
 	struct kprobe *head;
 	int ret;
 
-	guard(mutex)(&probes_mutex);
+	guard(mutex)(&kprobes_mutex);
 	head = head_of(probe);
 	if (!head)
 		return -EINVAL;
@@ -849,10 +534,10 @@ static int set_probe_enabled(struct kprobe *probe, bool enable)
 	ret = flip_probe(head, probe, enable);
 	if (ret)
 		return ret;
-	ret = kprobe_site_sync_arming(head);
+	ret = kprobe_head_sync_arming(head);
 	if (ret && enable) {
 		flip_probe(head, probe, false);
-		kprobe_site_sync_arming(head);
+		kprobe_head_sync_arming(head);
 	}
 	return ret;
 }

@@ -11,7 +11,6 @@
 #include <linux/kallsyms.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
-#include <linux/slab.h>
 
 #include "internal.h"
 
@@ -29,7 +28,7 @@ static unsigned long shown(struct seq_file *m, const void *addr)
  */
 static bool shows_optimized(struct kprobe *head)
 {
-	return kprobe_aggr(head) &&
+	return kprobe_is_site(head) &&
 	       (kprobe_optimized(head) ||
 		(IS_ENABLED(CONFIG_OPTPROBES) &&
 		 !list_empty(&to_site(head)->opt_node)));
@@ -59,11 +58,11 @@ static void show_probe(struct seq_file *m, struct kprobe *head,
 		   kprobe_ftrace(head) ? "[FTRACE]" : "");
 }
 
-static void show_site(struct kprobe *head, void *m)
+static void show_head(struct kprobe *head, void *m)
 {
 	struct kprobe *probe;
 
-	if (!kprobe_aggr(head)) {
+	if (!kprobe_is_site(head)) {
 		show_probe(m, head, head);
 		return;
 	}
@@ -73,15 +72,15 @@ static void show_site(struct kprobe *head, void *m)
 
 static int list_show(struct seq_file *m, void *v)
 {
-	guard(mutex)(&probes_mutex);
-	kprobe_visit_sites(show_site, m);
+	guard(mutex)(&kprobes_mutex);
+	kprobe_visit_heads(show_head, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(list);
 
 static void *blacklist_start(struct seq_file *m, loff_t *pos)
 {
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	return seq_list_start(&kprobe_blacklist, *pos);
 }
 
@@ -92,7 +91,7 @@ static void *blacklist_next(struct seq_file *m, void *v, loff_t *pos)
 
 static void blacklist_stop(struct seq_file *m, void *v)
 {
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 }
 
 static int blacklist_show(struct seq_file *m, void *v)
@@ -114,70 +113,6 @@ static const struct seq_operations blacklist_sops = {
 	.show = blacklist_show,
 };
 DEFINE_SEQ_ATTRIBUTE(blacklist);
-
-/* Arm or disarm every site; per-probe disabled state is left alone. */
-struct site_list {
-	struct kprobe **heads;
-	unsigned int n, max;
-};
-
-static void list_site(struct kprobe *head, void *arg)
-{
-	struct site_list *list = arg;
-
-	if (list->n < list->max)
-		list->heads[list->n] = head;
-	list->n++;
-}
-
-static void sync_one(struct kprobe *head, void *arg)
-{
-	int *err = arg;
-
-	*err = kprobe_site_sync_arming(head) ?: *err;
-}
-
-/*
- * All sites in one go (one text synchronisation, one ftrace update) when
- * there is memory for the list, else one by one.  Returns 0, or an error
- * of a site that could not be armed.
- */
-static int set_global_arming(bool on)
-{
-	struct site_list list = {};
-	unsigned int i, failed = 0;
-	int err = 0;
-
-	guard(mutex)(&probes_mutex);
-	if (kprobes_armed_globally == on)
-		return 0;
-	kprobes_armed_globally = on;
-	kprobe_visit_sites(list_site, &list);
-	list.heads = kvmalloc_array(list.n, sizeof(*list.heads), GFP_KERNEL);
-	if (list.heads) {
-		list.max = list.n;
-		list.n = 0;
-		kprobe_visit_sites(list_site, &list);
-		err = kprobe_sites_sync_arming(list.heads, list.n);
-		for (i = 0; i < list.n; i++) {
-			struct kprobe *head = list.heads[i];
-
-			if (on && head_nr_enabled(head) && !kprobe_gone(head) &&
-			    !kprobe_has_flag(head, KPROBE_FLAG_ARMED))
-				failed++;
-		}
-		kvfree(list.heads);
-	} else {
-		kprobe_visit_sites(sync_one, &err);
-		failed = !!err;
-	}
-	if (failed)
-		pr_warn("Kprobes globally enabled, but %u of %u probe sites could not be armed\n",
-			failed, list.n);
-	else
-		pr_info("Kprobes globally %s\n", on ? "enabled" : "disabled");
-	return err;
-}
 
 static ssize_t enabled_read(struct file *file, char __user *ubuf,
 			    size_t count, loff_t *ppos)
@@ -201,7 +136,7 @@ static ssize_t enabled_write(struct kiocb *iocb, struct iov_iter *from)
 	ret = kstrtobool(buf, &on);
 	if (ret)
 		return ret;
-	ret = set_global_arming(on);
+	ret = kprobe_set_armed_globally(on);
 	return ret ?: count;
 }
 

@@ -4,9 +4,10 @@
  * probed sites; the ops is registered while at least one is armed.
  *
  * It does not claim FTRACE_OPS_FL_IPMODIFY.  The handler gives regs->ip
- * back as it found it unless a pre_handler redirects, and x86 ftrace
- * honours such a change from any ops that saves regs (this is how BPF
- * override and fail_function work); claiming the flag would keep probes
+ * back as it found it unless a pre_handler redirects, and a port's ftrace
+ * must honour such a change from any ops that saves regs (the contract in
+ * <linux/kprobes_arch.h>; BPF's override and fail_function rely on it);
+ * claiming the flag would keep probes
  * off functions livepatch owns and make every filter update walk all
  * ftrace records once more.
  */
@@ -69,7 +70,7 @@ int kprobe_ftrace_arm(struct kprobe **kps, int n)
 
 	/* Tests stand in for an ftrace that refuses. */
 	KUNIT_STATIC_STUB_REDIRECT(kprobe_ftrace_arm, kps, n);
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	if (READ_ONCE(kprobe_ftrace_dead))
 		return -ENODEV;
 	ips = ips_of(kps, n, &one);
@@ -99,7 +100,7 @@ int kprobe_ftrace_disarm(struct kprobe **kps, int n)
 	unsigned long one, *ips;
 	int ret = 0;
 
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	if (READ_ONCE(kprobe_ftrace_dead))
 		return -ENODEV;
 	ips = ips_of(kps, n, &one);

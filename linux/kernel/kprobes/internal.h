@@ -5,6 +5,14 @@
  *
  * struct kprobe_site and the table are in <linux/kprobes_hit.h>: the
  * ports' hit paths look heads up inline.
+ *
+ * Locks, outermost first (a hit takes none of them):
+ *   kprobes_mutex (probes, sites, the table, arming, the optimizer's queue)
+ *   ftrace's own locks (the filter updates of ftrace.c)
+ *   cpus_read_lock() (around text patching)
+ *   jump_label_lock() (checking text against jump labels)
+ *   text_mutex (writing text)
+ *   slot_mutex (slots.c: the pages of instruction slots)
  */
 #ifndef _KERNEL_KPROBES_INTERNAL_H
 #define _KERNEL_KPROBES_INTERNAL_H
@@ -19,19 +27,22 @@ static inline struct kprobe_site *to_site(struct kprobe *kp)
 }
 
 /* Serialises registration, arming and the site table; never on a hit. */
-extern struct mutex probes_mutex;
+extern struct mutex kprobes_mutex;
 /* kprobes/enabled: false while every probe is disarmed. */
 extern bool kprobes_armed_globally;
 
-/* table.c: the address -> head table; changes need probes_mutex. */
+/* table.c: the address -> head table; changes need kprobes_mutex. */
 void kprobe_table_reserve(unsigned int more);
 void kprobe_table_add(struct kprobe *head);
 void kprobe_table_replace(struct kprobe *old, struct kprobe *new);
 void kprobe_table_del(struct kprobe *head);
 unsigned int kprobe_table_buckets(void);
 /* Call @fn on every head; @fn must not add or remove heads. */
-typedef void (*kprobe_site_fn_t)(struct kprobe *head, void *arg);
-void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg);
+typedef void (*kprobe_head_fn_t)(struct kprobe *head, void *arg);
+void kprobe_visit_heads(kprobe_head_fn_t fn, void *arg);
+typedef bool (*kprobe_head_filter_t)(struct kprobe *head, void *arg);
+unsigned int kprobe_collect_heads(kprobe_head_filter_t want, void *arg,
+				  struct kprobe **heads, unsigned int max);
 
 /*
  * Probes at @head that are neither disabled nor gone.  A lone probe is on
@@ -40,7 +51,7 @@ void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg);
  */
 static inline unsigned int head_nr_enabled(struct kprobe *head)
 {
-	if (kprobe_aggr(head))
+	if (kprobe_is_site(head))
 		return to_site(head)->nr_enabled;
 	return !list_empty(&head->list) && !kprobe_disabled(head);
 }
@@ -55,8 +66,20 @@ int kprobe_detach_batch(struct kprobe **kps, int num, struct kprobe **dead);
 void kprobe_free_batch(struct kprobe **kps, int num, struct kprobe **dead,
 		       int n);
 bool kprobe_registered(struct kprobe *probe);
+
+/* vet.c: where a probe may go, and the blacklist */
+kprobe_opcode_t *kprobe_resolve_addr(kprobe_opcode_t *addr,
+				     const char *symbol_name,
+				     unsigned long offset,
+				     bool *on_func_entry);
 int kprobe_func_entry_of(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset, kprobe_opcode_t **where);
+int kprobe_check_text(struct kprobe *probe, struct module **modp);
+int kprobe_check_text_still_there(struct kprobe *probe, struct module *mod);
+int __init kprobe_blacklist_init(void);
+void kprobe_blacklist_add_module(struct module *mod);
+void kprobe_blacklist_remove_module(struct module *mod);
+extern struct list_head kprobe_blacklist;
 
 /* site.c */
 int __init kprobe_site_init(void);
@@ -74,18 +97,13 @@ void kprobe_site_clear_chain(struct kprobe_site *site);
 void kprobe_site_free(struct kprobe_site *site);
 
 /* arming.c */
-int kprobe_sites_sync_arming(struct kprobe **heads, int n);
-int kprobe_site_sync_arming(struct kprobe *head);
-void kprobe_sites_mark_gone(struct kprobe **heads, int n);
+int kprobe_set_armed_globally(bool on);
+int kprobe_heads_sync_arming(struct kprobe **heads, int n);
+int kprobe_head_sync_arming(struct kprobe *head);
+void kprobe_heads_mark_gone(struct kprobe **heads, int n);
 
 /* module.c */
 void kprobe_module_coming(struct module *mod);
-
-/* blacklist.c */
-int __init kprobe_blacklist_init(void);
-void kprobe_blacklist_add_module(struct module *mod);
-void kprobe_blacklist_remove_module(struct module *mod);
-extern struct list_head kprobe_blacklist;
 
 /* kretprobe.c */
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK

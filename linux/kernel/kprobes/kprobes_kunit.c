@@ -292,7 +292,7 @@ static void kpk_hit_without_post_phase_passes_post_probes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(plain), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(with_post), 0);
 	head = get_kprobe(plain->addr);
-	KUNIT_ASSERT_TRUE(test, kprobe_aggr(head));
+	KUNIT_ASSERT_TRUE(test, kprobe_is_site(head));
 	KUNIT_EXPECT_NOT_NULL(test, head->post_handler);
 
 	reset_counts();
@@ -349,7 +349,7 @@ static void kpk_lone_probe_is_its_own_head(struct kunit *test)
 	head = get_kprobe(first->addr);
 	KUNIT_EXPECT_PTR_NE(test, head, first);
 	KUNIT_EXPECT_PTR_NE(test, head, second);
-	KUNIT_EXPECT_TRUE(test, kprobe_aggr(head));
+	KUNIT_EXPECT_TRUE(test, kprobe_is_site(head));
 	/* The core's bits moved to the site with the head's role. */
 	KUNIT_EXPECT_EQ(test, first->flags & KPROBE_CORE_FLAGS, 0);
 	KUNIT_EXPECT_EQ(test, call_target(2), 7);
@@ -977,9 +977,9 @@ static void __ref kpk_gone_probes_leave_revived_site_alone(struct kunit *test)
 #ifdef CONFIG_MODULES
 static void forget_module(void *mod)
 {
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	kprobe_blacklist_remove_module(mod);
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 }
 
 /*
@@ -1014,9 +1014,9 @@ static void kpk_module_blacklist_arrives_late(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, forget_module,
 							mod), 0);
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	kprobe_module_coming(mod);
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 
 	KUNIT_EXPECT_TRUE(test, kprobe_gone(kp));
 	KUNIT_EXPECT_EQ(test, call_target(1), 4);

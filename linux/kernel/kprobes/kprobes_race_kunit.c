@@ -227,7 +227,7 @@ static int hold_until_chain_replaced(struct kprobe *kp, struct pt_regs *regs)
 	void *chain;
 	u64 deadline;
 
-	if (current != READ_ONCE(holder) || !head || !kprobe_aggr(head))
+	if (current != READ_ONCE(holder) || !head || !kprobe_is_site(head))
 		return 0;
 	chain = rcu_access_pointer(to_site(head)->chain);
 	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
@@ -276,7 +276,7 @@ static void krc_kretprobe_leaves_shared_site(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&krp), 0);
 	/* Both at one address: one site, @first's handler ahead of the kretprobe's. */
-	KUNIT_ASSERT_TRUE(test, kprobe_aggr(get_kprobe(first->addr)));
+	KUNIT_ASSERT_TRUE(test, kprobe_is_site(get_kprobe(first->addr)));
 
 	task = run_elsewhere(test, call_target_once, NULL);
 	if (!wait_for_flag(&holding)) {
@@ -398,7 +398,7 @@ static void krc_post_only_after_own_pre(struct kunit *test)
 	/* In this order on the site: the held hit is past @enabled. */
 	KUNIT_ASSERT_EQ(test, register_kprobe(enabled), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
-	KUNIT_ASSERT_TRUE(test, kprobe_aggr(get_kprobe(first->addr)));
+	KUNIT_ASSERT_TRUE(test, kprobe_is_site(get_kprobe(first->addr)));
 
 	act_probes[0] = enabled;
 	act_probes[1] = added;
@@ -494,12 +494,11 @@ static int nr_quarantined;
 static void quarantine_slot(kprobe_opcode_t *slot)
 {
 	struct hot_caller *h = quarantine_caller;
-	/* What traps on every port: int3 on x86, udf #0 on arm64. */
 	u8 poison[KPROBE_INSN_SLOT_SIZE];
 	long calls;
 	u64 deadline;
 
-	memset(poison, IS_ENABLED(CONFIG_X86) ? 0xcc : 0, sizeof(poison));
+	memset(poison, KPROBE_SLOT_POISON, sizeof(poison));
 	arch_write_insn_slot(slot, poison, sizeof(poison));
 	if (nr_quarantined < QUARANTINE_MAX)
 		quarantine[nr_quarantined++] = slot;
@@ -763,9 +762,9 @@ static bool wait_for_waiters(unsigned int n)
 	size_t waiting;
 
 	do {
-		raw_spin_lock(&probes_mutex.wait_lock);
-		waiting = list_count_nodes(&probes_mutex.wait_list);
-		raw_spin_unlock(&probes_mutex.wait_lock);
+		raw_spin_lock(&kprobes_mutex.wait_lock);
+		waiting = list_count_nodes(&kprobes_mutex.wait_list);
+		raw_spin_unlock(&kprobes_mutex.wait_lock);
 		if (waiting >= n)
 			return true;
 		usleep_range(50, 100);
@@ -803,6 +802,7 @@ static void requeue_round(struct kunit *test, kprobe_opcode_t *addr,
 	struct kprobe *other = test_probe(test, &(struct kprobe) {
 		.addr = addr, .pre_handler = count_pre });
 	struct task_struct *enabler, *reregisterer;
+	kprobe_opcode_t before = *addr;
 	struct kprobe *head;
 	bool queued;
 
@@ -815,14 +815,14 @@ static void requeue_round(struct kunit *test, kprobe_opcode_t *addr,
 	enable_done = false;
 	reregister_done = false;
 
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	enabler = kthread_run(enable_requeued, NULL, "krc_enable");
 	queued = !IS_ERR(enabler) && wait_for_waiters(1);
 	reregisterer = queued ?
 		kthread_run(reregister_requeued, NULL, "krc_register") :
 		ERR_PTR(-EINVAL);
 	queued = queued && !IS_ERR(reregisterer) && wait_for_waiters(2);
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 
 	if (!IS_ERR(enabler)) {
 		KUNIT_EXPECT_TRUE(test, wait_for_flag(&enable_done));
@@ -855,17 +855,16 @@ static void requeue_round(struct kunit *test, kprobe_opcode_t *addr,
 	 */
 	if (kprobe_disabled(requeued) ||
 	    !kprobe_has_flag(head, KPROBE_FLAG_ARMED)) {
-		mutex_lock(&probes_mutex);
+		mutex_lock(&kprobes_mutex);
 		kprobe_flags_clear(requeued, KPROBE_FLAG_DISABLED);
 		kprobe_flags_set(head, KPROBE_FLAG_ARMED);
-		mutex_unlock(&probes_mutex);
+		mutex_unlock(&kprobes_mutex);
 	}
 	unregister_kprobe(requeued);
 	unregister_kprobe(other);
 	KUNIT_EXPECT_NULL(test, get_kprobe(addr));
-	/* The breakpoint went with the last probe (an int3 is one byte). */
-	if (IS_ENABLED(CONFIG_X86))
-		KUNIT_EXPECT_NE(test, *(u8 *)addr, 0xcc);
+	/* The breakpoint went with the last probe. */
+	KUNIT_EXPECT_EQ(test, *addr, before);
 }
 
 static void krc_refused_registration_writes_nothing(struct kunit *test)

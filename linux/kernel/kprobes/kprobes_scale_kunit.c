@@ -431,7 +431,7 @@ static void kps_sites_made_under_hits(struct kunit *test)
 		unregister_kprobes(others, NR_FNS / 2);
 	}
 	stop_caller(&c);
-	KUNIT_EXPECT_TRUE(test, kprobe_aggr(get_kprobe(watched[0]->addr)));
+	KUNIT_EXPECT_TRUE(test, kprobe_is_site(get_kprobe(watched[0]->addr)));
 	unregister_kprobes(watched, NR_FNS / 2);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.wrong));
 	KUNIT_EXPECT_GT(test, c.rounds, 0UL);

@@ -18,21 +18,14 @@
 struct dying_text {
 	bool (*within)(unsigned long addr, void *arg);
 	void *arg;
-	/* Room for @max heads, or NULL to only count them in @n. */
-	struct kprobe **heads;
-	int n, max;
 };
 
-static void collect_dying(struct kprobe *head, void *arg)
+static bool dying(struct kprobe *head, void *arg)
 {
 	struct dying_text *text = arg;
 
-	if (kprobe_gone(head) ||
-	    !text->within((unsigned long)head->addr, text->arg))
-		return;
-	if (text->n < text->max)
-		text->heads[text->n] = head;
-	text->n++;
+	return !kprobe_gone(head) &&
+	       text->within((unsigned long)head->addr, text->arg);
 }
 
 /*
@@ -43,32 +36,27 @@ static void collect_dying(struct kprobe *head, void *arg)
 static void kill_sites(bool (*within)(unsigned long addr, void *arg), void *arg)
 {
 	struct dying_text text = { .within = within, .arg = arg };
-	int i, n;
+	struct kprobe **heads;
+	unsigned int i, n;
 
-	kprobe_visit_sites(collect_dying, &text);
-	if (!text.n)
+	n = kprobe_collect_heads(dying, &text, NULL, 0);
+	if (!n)
 		return;
-	n = text.n;
-	text.heads = kvmalloc_array(n, sizeof(*text.heads), GFP_KERNEL);
-	text.n = 0;
-	if (text.heads) {
-		text.max = n;
-		kprobe_visit_sites(collect_dying, &text);
-		kprobe_sites_mark_gone(text.heads, text.n);
-		kvfree(text.heads);
+	heads = kvmalloc_array(n, sizeof(*heads), GFP_KERNEL);
+	if (heads) {
+		kprobe_collect_heads(dying, &text, heads, n);
+		kprobe_heads_mark_gone(heads, n);
+		kvfree(heads);
 		return;
 	}
 	for (i = 0; i < n; i++) {
 		struct kprobe *head = NULL;
 
-		text.heads = &head;
-		text.n = 0;
-		text.max = 1;
 		/* Finds the first live one left: the previous are gone now. */
-		kprobe_visit_sites(collect_dying, &text);
+		kprobe_collect_heads(dying, &text, &head, 1);
 		if (!head)
 			break;
-		kprobe_sites_mark_gone(&head, 1);
+		kprobe_heads_mark_gone(&head, 1);
 	}
 }
 
@@ -94,11 +82,11 @@ static bool in_module_blacklist(unsigned long addr, void *mod)
  * Its text can be found (and probed) a little before the notifier runs,
  * so a probe may already sit on a function the module marks
  * NOKPROBE_SYMBOL: such probes become [GONE] before the module runs.
- * Called with probes_mutex held.
+ * Called with kprobes_mutex held.
  */
 void kprobe_module_coming(struct module *mod)
 {
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	kprobe_blacklist_add_module(mod);
 	kill_sites(in_module_blacklist, mod);
 }
@@ -109,7 +97,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 {
 	struct module *mod = data;
 
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	switch (state) {
 	case MODULE_STATE_COMING:
 		kprobe_module_coming(mod);
@@ -123,7 +111,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 		kprobe_blacklist_remove_module(mod);
 		break;
 	}
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 	return NOTIFY_DONE;
 }
 
@@ -146,9 +134,9 @@ static bool in_kernel_init(unsigned long addr, void *unused)
  */
 void kprobe_free_init_mem(void)
 {
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	kill_sites(in_kernel_init, NULL);
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 }
 
 static int __init kprobes_module_init(void)

@@ -69,9 +69,9 @@ void kprobe_opt_unoptimize(struct kprobe *head)
 {
 	struct kprobe_site *site = to_site(head);
 
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	/* Lone probes never have a detour. */
-	if (!kprobe_aggr(head))
+	if (!kprobe_is_site(head))
 		return;
 	list_del_init(&site->opt_node);
 	if (!kprobe_optimized(head))
@@ -89,8 +89,8 @@ void kprobe_opt_sync(struct kprobe *head)
 {
 	struct kprobe_site *site = to_site(head);
 
-	lockdep_assert_held(&probes_mutex);
-	if (!kprobe_aggr(head))
+	lockdep_assert_held(&kprobes_mutex);
+	if (!kprobe_is_site(head))
 		return;
 	if (!wants_jump(site)) {
 		kprobe_opt_unoptimize(head);
@@ -125,7 +125,7 @@ static struct kprobe_site *covering(unsigned long at, unsigned long addr)
 {
 	struct kprobe *kp = get_kprobe((void *)at);
 
-	if (!kp || !kprobe_aggr(kp) || !kprobe_has_flag(kp, KPROBE_FLAG_DETOUR) ||
+	if (!kp || !kprobe_is_site(kp) || !kprobe_has_flag(kp, KPROBE_FLAG_DETOUR) ||
 	    !arch_within_optimized_kprobe(kp, addr))
 		return NULL;
 	return to_site(kp);
@@ -143,7 +143,7 @@ void kprobe_opt_block_around(unsigned long addr)
 	struct kprobe_site *site;
 	unsigned long at;
 
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	for (at = addr - 1; at > addr - KPROBE_JUMP_REGION_MAX; at--) {
 		site = covering(at, addr);
 		if (site)
@@ -160,7 +160,7 @@ void kprobe_opt_block_around(unsigned long addr)
  */
 void kprobe_opt_try(struct kprobe_site *site)
 {
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	if (!optimization_on || kprobe_ftrace(&site->kp) ||
 	    arch_prepare_optimized_kprobe(&site->kp))
 		return;
@@ -187,14 +187,14 @@ void kprobe_opt_retry_around(unsigned long addr)
 	unsigned long at;
 	struct kprobe *kp;
 
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	for (at = addr - 1; at > addr - KPROBE_JUMP_REGION_MAX; at--) {
 		kp = get_kprobe((void *)at);
 		/* Heads without probes are on their way out. */
 		if (!kp || list_empty(&kp->list) || kprobe_ftrace(kp) ||
 		    kprobe_gone(kp))
 			continue;
-		if (!kprobe_aggr(kp)) {
+		if (!kprobe_is_site(kp)) {
 			retry_lone(kp);
 			continue;
 		}
@@ -222,9 +222,9 @@ static void kprobe_optimizer(struct work_struct *work)
 	LIST_HEAD(taken);
 	int n = 0, max = 0;
 
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	list_splice_init(&opt_queue, &taken);
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 	if (list_empty(&taken))
 		return;
 	/*
@@ -235,7 +235,7 @@ static void kprobe_optimizer(struct work_struct *work)
 	 */
 	kprobe_wait_out_hits(true);
 
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	list_for_each_entry(site, &taken, opt_node)
 		max++;
 	batch = max ? kmalloc_array(max, sizeof(*batch), GFP_KERNEL) : NULL;
@@ -259,7 +259,7 @@ static void kprobe_optimizer(struct work_struct *work)
 			show_optimized(to_site(batch[n]), true);
 	}
 	kfree(batch);
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 }
 
 /**
@@ -296,7 +296,7 @@ static void regain_detour(struct kprobe *head, void *arg)
 
 	if (!may_regain_detour(head))
 		return;
-	if (!kprobe_aggr(head)) {
+	if (!kprobe_is_site(head)) {
 		if (l->kps && l->n < l->max)
 			l->kps[l->n] = head;
 		l->n++;
@@ -312,7 +312,7 @@ static void optimization_back_on(void)
 	struct lone_heads l = {};
 	unsigned int i;
 
-	kprobe_visit_sites(regain_detour, &l);
+	kprobe_visit_heads(regain_detour, &l);
 	if (!l.n)
 		return;
 	/* Without memory lone probes keep their breakpoints: slower, not wrong. */
@@ -321,7 +321,7 @@ static void optimization_back_on(void)
 		return;
 	l.max = l.n;
 	l.n = 0;
-	kprobe_visit_sites(regain_detour, &l);
+	kprobe_visit_heads(regain_detour, &l);
 	for (i = 0; i < l.n; i++)
 		retry_lone(l.kps[i]);
 	kvfree(l.kps);
@@ -334,7 +334,7 @@ static void optimization_back_on(void)
  */
 static void retire_detour(struct kprobe *head, void *unused)
 {
-	if (!kprobe_aggr(head) || !kprobe_has_flag(head, KPROBE_FLAG_DETOUR))
+	if (!kprobe_is_site(head) || !kprobe_has_flag(head, KPROBE_FLAG_DETOUR))
 		return;
 	kprobe_opt_unoptimize(head);
 	WRITE_ONCE(head->flags, (head->flags & ~KPROBE_FLAG_DETOUR) |
@@ -360,17 +360,17 @@ static void free_retired_detour(struct kprobe *head, void *unused)
  */
 void kprobe_set_optimization(bool on)
 {
-	mutex_lock(&probes_mutex);
+	mutex_lock(&kprobes_mutex);
 	optimization_on = on;
 	if (on) {
 		optimization_back_on();
 	} else {
-		kprobe_visit_sites(retire_detour, NULL);
+		kprobe_visit_heads(retire_detour, NULL);
 		/* One wait for all of them. */
 		kprobe_wait_out_hits(true);
-		kprobe_visit_sites(free_retired_detour, NULL);
+		kprobe_visit_heads(free_retired_detour, NULL);
 	}
-	mutex_unlock(&probes_mutex);
+	mutex_unlock(&kprobes_mutex);
 	if (!on)
 		pr_info("jump optimization is off\n");
 }

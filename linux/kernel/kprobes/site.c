@@ -7,7 +7,7 @@
  * place in the table; it keeps its users in registration order on its
  * list and, for the hit path, the ones with a handler in an array
  * that is replaced, never edited, so that a hit walks it without a lock.
- * Changes run under probes_mutex; what a hit might still be reading is
+ * Changes run under kprobes_mutex; what a hit might still be reading is
  * freed only after kprobe_wait_out_hits().
  */
 #include <linux/kprobes.h>
@@ -19,17 +19,13 @@
 /* Sites are the one allocation per probed address: no kmalloc rounding. */
 static struct kmem_cache *site_cache;
 
-/* --- on a hit --- */
-
-DEFINE_PER_CPU(struct kprobe_chain *, kprobe_hit_chain);
-
-bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs)
-{
-	return kprobe_run_site_pre_handlers(p, regs);
-}
-NOKPROBE_SYMBOL(kprobe_site_pre_handlers);
-
-/* A site's own post_handler while any probe there has one: runs them all. */
+/*
+ * A site's own post_handler while any probe there has one.  Hits never
+ * call it (kprobe_hit_end_kcb() walks the chain of a site itself): it
+ * marks the site as having a post phase for the optimizer, the debugfs
+ * list and code outside the core that looks at a head's post_handler,
+ * and does the right thing should anything call it anyway.
+ */
 static void site_post_handler(struct kprobe *kp, struct pt_regs *regs,
 			      unsigned long flags)
 {
@@ -37,7 +33,7 @@ static void site_post_handler(struct kprobe *kp, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(site_post_handler);
 
-/* --- making and changing sites, under probes_mutex --- */
+/* --- making and changing sites, under kprobes_mutex --- */
 
 /* Have the port copy the instruction at @kp's address into @kp. */
 int kprobe_prepare_arch(struct kprobe *kp)
@@ -75,7 +71,7 @@ struct kprobe_site *kprobe_site_from(struct kprobe *lone)
 	kp->flags = (lone->flags & (KPROBE_FLAG_FTRACE | KPROBE_FLAG_GONE |
 				    KPROBE_FLAG_ON_FUNC_ENTRY |
 				    KPROBE_FLAG_ARMED)) |
-		    KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED;
+		    KPROBE_FLAG_SITE | KPROBE_FLAG_DISABLED;
 	return site;
 }
 
@@ -88,7 +84,7 @@ void kprobe_site_discard(struct kprobe_site *site)
 static struct kprobe_chain *handler_chain(struct kprobe_site *site)
 {
 	return rcu_dereference_protected(site->chain,
-					 lockdep_is_held(&probes_mutex));
+					 lockdep_is_held(&kprobes_mutex));
 }
 
 /* Does a hit at the site call into @probe? */
@@ -221,7 +217,7 @@ int kprobe_site_flipped(struct kprobe_site *site, struct kprobe *probe)
  * @site: a site whose probes were just marked [GONE]
  *
  * Hits find nothing to run here any more: whatever traps at the address
- * from now on is not ours (see kprobe_sites_mark_gone()).  Hits already
+ * from now on is not ours (see kprobe_heads_mark_gone()).  Hits already
  * under way keep the chain they took.
  */
 void kprobe_site_clear_chain(struct kprobe_site *site)
@@ -276,7 +272,7 @@ int kprobe_site_revive(struct kprobe_site *site, struct kprobe *probe)
 	memset(&kp->ainsn, 0, sizeof(kp->ainsn));
 	WRITE_ONCE(kp->flags, (probe->flags & (KPROBE_FLAG_FTRACE |
 					       KPROBE_FLAG_ON_FUNC_ENTRY)) |
-			      KPROBE_FLAG_AGGR | KPROBE_FLAG_DISABLED |
+			      KPROBE_FLAG_SITE | KPROBE_FLAG_DISABLED |
 			      KPROBE_FLAG_GONE);
 	ret = kprobe_prepare_arch(kp);
 	if (!ret) {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The table that maps a probed address to its head (see
- * <linux/kprobes_arch.h>): buckets of heads chained through the heads'
+ * <linux/kprobes_hit.h>): buckets of heads chained through the heads'
  * own hlist nodes, so a lone probe costs the table a fraction of a bucket
  * and no memory of its own.
  *
  * Lookups (kprobe_lookup()) run in trap and ftrace context without locks;
- * changes hold probes_mutex.  The table is resized when the chains get
+ * changes hold kprobes_mutex.  The table is resized when the chains get
  * long or the buckets mostly empty, so a hit costs the same with ten
  * probes or ten thousand.
  *
@@ -39,30 +39,30 @@
  * the kernel takes, long before the core initialises.  It is never freed.
  */
 static struct hlist_head boot_heads[1U << TABLE_MIN_BITS];
-static struct kprobe_site_table boot_table = {
+static struct kprobe_head_table boot_table = {
 	.shift = 64 - TABLE_MIN_BITS,
 	.heads = boot_heads,
 };
 
-struct kprobe_site_table __rcu *kprobe_sites = RCU_INITIALIZER(&boot_table);
+struct kprobe_head_table __rcu *kprobe_head_table = RCU_INITIALIZER(&boot_table);
 
 static unsigned int nr_heads;
 
-static struct kprobe_site_table *current_table(void)
+static struct kprobe_head_table *current_table(void)
 {
-	return rcu_dereference_protected(kprobe_sites,
-					 lockdep_is_held(&probes_mutex));
+	return rcu_dereference_protected(kprobe_head_table,
+					 lockdep_is_held(&kprobes_mutex));
 }
 
-static unsigned int table_size(struct kprobe_site_table *t)
+static unsigned int table_size(struct kprobe_head_table *t)
 {
 	return 1U << (64 - t->shift);
 }
 
-static struct hlist_head *bucket(struct kprobe_site_table *t,
+static struct hlist_head *bucket(struct kprobe_head_table *t,
 				 struct kprobe *kp)
 {
-	return &t->heads[kprobe_site_hash(kp->addr, t->shift)];
+	return &t->heads[kprobe_head_hash(kp->addr, t->shift)];
 }
 
 /* The number of bits a table for @n heads should have. */
@@ -77,14 +77,14 @@ static unsigned int bits_for(unsigned int n)
 
 static void free_table(struct rcu_head *rcu)
 {
-	struct kprobe_site_table *t = container_of(rcu, typeof(*t), rcu);
+	struct kprobe_head_table *t = container_of(rcu, typeof(*t), rcu);
 
 	kvfree(t->heads);
 	kfree(t);
 }
 
 /* Move the last head of @from to its bucket in @to; see the top. */
-static void move_last(struct hlist_head *from, struct kprobe_site_table *to)
+static void move_last(struct hlist_head *from, struct kprobe_head_table *to)
 {
 	struct hlist_node *last = from->first, **cut;
 	struct kprobe *kp;
@@ -105,7 +105,7 @@ static void move_last(struct hlist_head *from, struct kprobe_site_table *to)
  */
 static void resize(unsigned int bits)
 {
-	struct kprobe_site_table *old = current_table(), *new;
+	struct kprobe_head_table *old = current_table(), *new;
 	unsigned int i;
 
 	new = kmalloc(sizeof(*new), GFP_KERNEL);
@@ -122,7 +122,7 @@ static void resize(unsigned int bits)
 	for (i = 0; i < table_size(old); i++)
 		while (!hlist_empty(&old->heads[i]))
 			move_last(&old->heads[i], new);
-	rcu_assign_pointer(kprobe_sites, new);
+	rcu_assign_pointer(kprobe_head_table, new);
 	if (old != &boot_table) {
 		call_rcu(&old->rcu, free_table);
 	} else {
@@ -141,7 +141,7 @@ static void resize(unsigned int bits)
  */
 void kprobe_table_reserve(unsigned int more)
 {
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	if (nr_heads + more > LOAD_MAX * table_size(current_table()))
 		resize(bits_for(nr_heads + more));
 }
@@ -152,7 +152,7 @@ void kprobe_table_reserve(unsigned int more)
  */
 void kprobe_table_add(struct kprobe *kp)
 {
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	kprobe_table_reserve(1);
 	hlist_add_head_rcu(&kp->hlist, bucket(current_table(), kp));
 	nr_heads++;
@@ -168,7 +168,7 @@ void kprobe_table_add(struct kprobe *kp)
  */
 void kprobe_table_replace(struct kprobe *old, struct kprobe *new)
 {
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	hlist_replace_rcu(&old->hlist, &new->hlist);
 }
 
@@ -181,9 +181,9 @@ void kprobe_table_replace(struct kprobe *old, struct kprobe *new)
  */
 void kprobe_table_del(struct kprobe *kp)
 {
-	struct kprobe_site_table *t = current_table();
+	struct kprobe_head_table *t = current_table();
 
-	lockdep_assert_held(&probes_mutex);
+	lockdep_assert_held(&kprobes_mutex);
 	hlist_del_rcu(&kp->hlist);
 	nr_heads--;
 	/* Shrink with slack, so that a table on the edge does not flap. */
@@ -200,26 +200,69 @@ void kprobe_table_del(struct kprobe *kp)
  */
 unsigned int kprobe_table_buckets(void)
 {
-	guard(mutex)(&probes_mutex);
+	guard(mutex)(&kprobes_mutex);
 	return table_size(current_table());
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_table_buckets);
 
 /**
- * kprobe_visit_sites() - call @fn on every head
+ * kprobe_visit_heads() - call @fn on every head
  * @fn: the function; it may change heads but not add, remove or replace
  *	any
  * @arg: passed to @fn
  */
-void kprobe_visit_sites(kprobe_site_fn_t fn, void *arg)
+void kprobe_visit_heads(kprobe_head_fn_t fn, void *arg)
 {
-	struct kprobe_site_table *t = current_table();
+	struct kprobe_head_table *t = current_table();
 	struct kprobe *kp;
 	unsigned int i;
 
 	for (i = 0; i < table_size(t); i++)
 		hlist_for_each_entry(kp, &t->heads[i], hlist)
 			fn(kp, arg);
+}
+
+struct head_collector {
+	kprobe_head_filter_t want;
+	void *arg;
+	struct kprobe **heads;
+	unsigned int n, max;
+};
+
+static void collect_head(struct kprobe *head, void *arg)
+{
+	struct head_collector *c = arg;
+
+	if (c->want && !c->want(head, c->arg))
+		return;
+	if (c->n < c->max)
+		c->heads[c->n] = head;
+	c->n++;
+}
+
+/**
+ * kprobe_collect_heads() - list the heads a filter accepts
+ * @want: the filter, or NULL for every head
+ * @arg: passed to @want
+ * @heads: room for @max heads, filled in table order; NULL to only count
+ * @max: how many @heads holds
+ *
+ * For operations on many sites at once (one text synchronisation for
+ * all): count with @max 0, allocate, then collect.  The two passes see
+ * the same heads because both run under kprobes_mutex.
+ *
+ * Return: how many heads @want accepts, which may be more than @max.
+ */
+unsigned int kprobe_collect_heads(kprobe_head_filter_t want, void *arg,
+				  struct kprobe **heads, unsigned int max)
+{
+	struct head_collector c = {
+		.want = want, .arg = arg, .heads = heads, .max = max,
+	};
+
+	lockdep_assert_held(&kprobes_mutex);
+	kprobe_visit_heads(collect_head, &c);
+	return c.n;
 }
 
 /**

@@ -34,6 +34,9 @@ typedef u32 kprobe_opcode_t;
 /* A slot is entered with DAIF masked and left through a trap. */
 #define KPROBE_PREEMPTIBLE_SLOTS	0
 
+/* Zero words are udf #0: a slot filled with them traps wherever entered. */
+#define KPROBE_SLOT_POISON		0x00
+
 struct arm64_probe_policy;
 
 struct arch_specific_insn {
@@ -50,13 +53,13 @@ struct arch_specific_insn {
 struct prev_kprobe {
 	struct kprobe *kp;
 	unsigned long status;
-	unsigned long saved_daif;
+	unsigned long saved_irq;
 };
 
 struct kprobe_ctlblk {
 	unsigned long kprobe_status;
 	/* The probed context's DAIF bits: a step runs with all masked. */
-	unsigned long saved_daif;
+	unsigned long saved_irq;
 	struct prev_kprobe prev_kprobe;
 };
 

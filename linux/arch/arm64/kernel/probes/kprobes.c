@@ -22,37 +22,10 @@
 
 #include "decode.h"
 
-static void save_outer(struct kprobe_ctlblk *kcb)
-{
-	kcb->prev_kprobe.kp = kprobe_running();
-	kcb->prev_kprobe.status = kcb->kprobe_status;
-	kcb->prev_kprobe.saved_daif = kcb->saved_daif;
-}
-NOKPROBE_SYMBOL(save_outer);
-
-static void restore_outer(struct kprobe_ctlblk *kcb)
-{
-	__this_cpu_write(current_kprobe, kcb->prev_kprobe.kp);
-	kcb->kprobe_status = kcb->prev_kprobe.status;
-	kcb->saved_daif = kcb->prev_kprobe.saved_daif;
-}
-NOKPROBE_SYMBOL(restore_outer);
-
 /*
  * The helpers of the hit path below are inlined into the BRK handlers:
  * a call with its signed frame is a measurable part of a hit.
  */
-
-/* The instruction has executed (or was simulated): finish the hit. */
-static __always_inline void finish_hit(struct kprobe *probe,
-				       struct pt_regs *regs,
-				       struct kprobe_ctlblk *kcb, bool reentered)
-{
-	if (reentered)
-		restore_outer(kcb);
-	else
-		kprobe_hit_end_kcb(probe, regs, kcb);
-}
 
 static noinline bool report_branch_target_fault(struct kprobe *probe)
 {
@@ -99,7 +72,7 @@ static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 		if (likely(!branch_target_fault(probe, regs)) &&
 		    simulate(probe->opcode, (unsigned long)probe->addr, regs,
 			     &arm64_kprobe_policy)) {
-			finish_hit(probe, regs, kcb, reentered);
+			kprobe_hit_finish(probe, regs, kcb, reentered);
 			return DBG_HOOK_HANDLED;
 		}
 		/*
@@ -107,14 +80,11 @@ static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 		 * text that is not a landing pad: the instruction would
 		 * oops in place, so let the BRK oops here, at its address.
 		 */
-		if (reentered)
-			restore_outer(kcb);
-		else
-			reset_current_kprobe();
+		kprobe_hit_leave(kcb, reentered);
 		return DBG_HOOK_ERROR;
 	}
 	pstate = regs->pstate;
-	kcb->saved_daif = pstate & DAIF_MASK;
+	kcb->saved_irq = pstate & DAIF_MASK;
 	regs->pstate = pstate | DAIF_MASK;
 	regs->pc = (unsigned long)probe->ainsn.insn;
 	return DBG_HOOK_HANDLED;
@@ -124,15 +94,8 @@ static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 static int reenter(struct kprobe *probe, struct pt_regs *regs,
 		   struct kprobe_ctlblk *kcb)
 {
-	if (kcb->kprobe_status == KPROBE_REENTER) {
-		/* A third level: there is nowhere left to keep state. */
-		pr_err("kprobes: probe hit while stepping a nested probe\n");
-		dump_kprobe(probe);
+	if (!kprobe_reenter(probe, kcb))
 		return DBG_HOOK_ERROR;
-	}
-	kprobes_inc_nmissed_count(probe);
-	save_outer(kcb);
-	__this_cpu_write(current_kprobe, probe);
 	return replay(probe, regs, kcb, true);
 }
 NOKPROBE_SYMBOL(reenter);
@@ -213,9 +176,9 @@ int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 		return DBG_HOOK_ERROR;
 
 	reentered = kcb->kprobe_status == KPROBE_REENTER;
-	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_irq;
 	regs->pc = (unsigned long)(cur->addr + 1);
-	finish_hit(cur, regs, kcb, reentered);
+	kprobe_hit_finish(cur, regs, kcb, reentered);
 	return DBG_HOOK_HANDLED;
 }
 NOKPROBE_SYMBOL(kprobe_ss_brk_handler);
@@ -241,7 +204,7 @@ static int slot_fault(struct kprobe *cur, struct pt_regs *regs,
 	int handled;
 
 	regs->pc = (unsigned long)cur->addr;
-	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_irq;
 	handled = kprobe_run_fault_handler(cur, regs, trapnr);
 	if (!handled || regs->pc == (unsigned long)cur->addr) {
 		/* Unresolved, or resolved for the copy to run again. */
@@ -307,13 +270,12 @@ static int kprobe_die_notify(struct notifier_block *nb, unsigned long val,
 	    cur->ainsn.insn &&
 	    instruction_pointer(regs) == (unsigned long)cur->ainsn.insn) {
 		regs->pc = (unsigned long)cur->addr;
-		regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+		regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_irq;
 	}
 	kcb->prev_kprobe.kp = NULL;
 	kcb->prev_kprobe.status = 0;
 	kcb->kprobe_status = 0;
-	__this_cpu_write(kprobe_in_handler, NULL);
-	reset_current_kprobe();
+	kprobe_hit_abandon();
 	return NOTIFY_DONE;
 }
 NOKPROBE_SYMBOL(kprobe_die_notify);

@@ -759,7 +759,7 @@ static void kpa_oops_in_hit_ends_it(struct kunit *test)
 	kcb = get_kprobe_ctlblk();
 	__this_cpu_write(current_kprobe, stepped);
 	kcb->kprobe_status = KPROBE_HIT_SS;
-	kcb->saved_daif = 0;
+	kcb->saved_irq = 0;
 	notify_die(DIE_OOPS, "kprobes_arm64 test", &regs, 0, 0, SIGSEGV);
 	running = kprobe_running();
 	status = kcb->kprobe_status;

@@ -30,11 +30,13 @@ static_assert(KPROBE_INSN_SLOT_SIZE >= 2 * MAX_INSN_SIZE + INT3_INSN_SIZE +
 
 /*
  * The copy that jumps back by itself is only made on kernels without
- * preemption (decode.c), so no task is ever preempted inside a slot but
+ * preemption (prepare.c), so no task is ever preempted inside a slot but
  * in a detour.
  */
 #define KPROBE_PREEMPTIBLE_SLOTS	0
 #define KPROBE_BOOSTS			1
+/* int3: a slot filled with it traps wherever it is entered. */
+#define KPROBE_SLOT_POISON		INT3_INSN_OPCODE
 
 /* A jump region: at most a 4-byte instruction and a 15-byte one after it. */
 #define KPROBE_JUMP_REGION_MAX	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
@@ -81,13 +83,13 @@ struct arch_specific_insn {
 struct prev_kprobe {
 	struct kprobe *kp;
 	unsigned long status;
-	unsigned long saved_if;
+	unsigned long saved_irq;
 };
 
 struct kprobe_ctlblk {
 	unsigned long kprobe_status;
 	/* X86_EFLAGS_IF of the probed context: stepping runs with IF clear. */
-	unsigned long saved_if;
+	unsigned long saved_irq;
 	/* The outer hit, while a probe hit inside a handler is stepped. */
 	struct prev_kprobe prev_kprobe;
 };

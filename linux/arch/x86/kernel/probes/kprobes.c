@@ -139,33 +139,6 @@ static bool emulate(struct kprobe *probe, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(emulate);
 
-static void save_outer(struct kprobe_ctlblk *kcb)
-{
-	kcb->prev_kprobe.kp = kprobe_running();
-	kcb->prev_kprobe.status = kcb->kprobe_status;
-	kcb->prev_kprobe.saved_if = kcb->saved_if;
-}
-NOKPROBE_SYMBOL(save_outer);
-
-static void restore_outer(struct kprobe_ctlblk *kcb)
-{
-	__this_cpu_write(current_kprobe, kcb->prev_kprobe.kp);
-	kcb->kprobe_status = kcb->prev_kprobe.status;
-	kcb->saved_if = kcb->prev_kprobe.saved_if;
-}
-NOKPROBE_SYMBOL(restore_outer);
-
-/* The instruction has executed (or was emulated): finish the hit. */
-static void finish_hit(struct kprobe *probe, struct pt_regs *regs,
-		       struct kprobe_ctlblk *kcb, bool reentered)
-{
-	if (reentered)
-		restore_outer(kcb);
-	else
-		kprobe_hit_end(probe, regs);
-}
-NOKPROBE_SYMBOL(finish_hit);
-
 /*
  * Run the probed instruction for a hit.  Emulated instructions finish
  * here.  With no post phase to follow, a boostable one goes to
@@ -190,16 +163,13 @@ static void replay(struct kprobe *probe, struct pt_regs *regs,
 #endif
 	/* A nested hit ran no handlers: it has no post phase either. */
 	if (copy && (reentered || !kprobe_hit_wants_post(probe))) {
-		if (reentered)
-			restore_outer(kcb);
-		else
-			reset_current_kprobe();
+		kprobe_hit_leave(kcb, reentered);
 		regs->ip = (unsigned long)copy;
 		return;
 	}
 	if (probe->ainsn.pi.op != X86_PROBE_STEP) {
 		if (emulate(probe, regs)) {
-			finish_hit(probe, regs, kcb, reentered);
+			kprobe_hit_finish(probe, regs, kcb, reentered);
 			return;
 		}
 		/*
@@ -207,15 +177,12 @@ static void replay(struct kprobe *probe, struct pt_regs *regs,
 		 * would fault, so run the copy as plain code and let it fault
 		 * there, with this CPU no longer inside a probe.
 		 */
-		if (reentered)
-			restore_outer(kcb);
-		else
-			reset_current_kprobe();
+		kprobe_hit_leave(kcb, reentered);
 		regs->ip = (unsigned long)probe->ainsn.insn;
 		return;
 	}
 	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;
-	kcb->saved_if = regs->flags & X86_EFLAGS_IF;
+	kcb->saved_irq = regs->flags & X86_EFLAGS_IF;
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)probe->ainsn.insn;
 }
@@ -229,10 +196,10 @@ static int step_done(struct kprobe *probe, struct pt_regs *regs,
 
 	regs->ip = (unsigned long)probe->addr + probe->ainsn.pi.len;
 	if (probe->ainsn.pushes_flags)
-		*(unsigned long *)regs->sp |= kcb->saved_if;
+		*(unsigned long *)regs->sp |= kcb->saved_irq;
 	if (!probe->ainsn.sets_if)
-		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | kcb->saved_if;
-	finish_hit(probe, regs, kcb, reentered);
+		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | kcb->saved_irq;
+	kprobe_hit_finish(probe, regs, kcb, reentered);
 	return 1;
 }
 NOKPROBE_SYMBOL(step_done);
@@ -241,15 +208,8 @@ NOKPROBE_SYMBOL(step_done);
 static int reenter(struct kprobe *probe, struct pt_regs *regs,
 		   struct kprobe_ctlblk *kcb)
 {
-	if (kcb->kprobe_status == KPROBE_REENTER) {
-		/* A third level: there is nowhere left to keep state. */
-		pr_err("kprobes: probe hit while stepping a nested probe\n");
-		dump_kprobe(probe);
+	if (!kprobe_reenter(probe, kcb))
 		BUG();
-	}
-	kprobes_inc_nmissed_count(probe);
-	save_outer(kcb);
-	__this_cpu_write(current_kprobe, probe);
 	replay(probe, regs, kcb, true);
 	return 1;
 }
@@ -331,13 +291,9 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		bool reentered = kcb->kprobe_status == KPROBE_REENTER;
 
 		regs->ip = (unsigned long)cur->addr;
-		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | kcb->saved_if;
-		if (reentered) {
-			restore_outer(kcb);
-			return 0;
-		}
-		reset_current_kprobe();
-		return kprobe_run_fault_handler(cur, regs, trapnr);
+		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | kcb->saved_irq;
+		kprobe_hit_leave(kcb, reentered);
+		return reentered ? 0 : kprobe_run_fault_handler(cur, regs, trapnr);
 	}
 	/*
 	 * In a handler, or in whatever interrupted it: ftrace-site and
@@ -353,8 +309,8 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 NOKPROBE_SYMBOL(kprobe_fault_handler);
 
 /* Traps that reach kprobes through the die chain (see the top comment). */
-int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
-			     void *data)
+static int kprobe_exceptions_notify(struct notifier_block *self,
+				    unsigned long val, void *data)
 {
 	struct die_args *args = data;
 
