@@ -180,7 +180,7 @@ static bool start_step(struct uprobe *u, unsigned long vaddr,
 	unsigned long slot;
 	unsigned int trap;
 
-	area = xol_area_get(current->mm);
+	area = uprobe_xol_get(current->mm);
 	if (!area)
 		return false;
 	/*
@@ -190,19 +190,19 @@ static bool start_step(struct uprobe *u, unsigned long vaddr,
 	 */
 	if (!uprobe_tryget(u))
 		return false;
-	slot = xol_slot_take(area);
+	slot = uprobe_xol_take(area);
 	if (!slot) {
 		uprobe_put(u);
 		return false;
 	}
 	trap = arch_uprobe_fill_slot(&u->arch, slot, code);
-	xol_slot_fill(area, slot, code, trap + UPROBE_SWBP_INSN_SIZE);
+	uprobe_xol_fill(area, slot, code, trap + UPROBE_SWBP_INSN_SIZE);
 
 	ut->vaddr = vaddr;
 	ut->slot = slot;
 	ut->slot_trap = slot + trap;
 	if (arch_uprobe_pre_xol(&u->arch, regs, ut)) {
-		xol_slot_release(area, slot);
+		uprobe_xol_release(area, slot);
 		ut->slot = 0;
 		uprobe_put(u);
 		return false;
@@ -230,7 +230,7 @@ static void finish_step(struct uprobe_task *ut, struct pt_regs *regs)
 	else
 		arch_uprobe_abort_xol(&u->arch, regs, ut);
 
-	xol_slot_release(area, ut->slot);
+	uprobe_xol_release(area, ut->slot);
 	ut->slot = 0;
 	ut->stepping = NULL;
 	ut->step = UPROBE_STEP_NONE;
@@ -275,7 +275,8 @@ static void handle_breakpoint(struct pt_regs *regs)
 		 * and the lookup, and a new one have written its breakpoint
 		 * since.  A probe is findable and prepared before its
 		 * breakpoint is written: having seen the breakpoint, a
-		 * second look finds its probe, if there is one.
+		 * second look finds its probe, if there is one.  Pairs
+		 * with the smp_wmb() before poke() writes a breakpoint.
 		 */
 		smp_rmb();
 		u = find_probe(vaddr);
@@ -380,76 +381,4 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 unsigned long uprobe_get_swbp_addr(struct pt_regs *regs)
 {
 	return arch_uprobe_trap_vaddr(regs);
-}
-
-/**
- * uprobe_free_utask() - a thread exits or execs
- * @t: the thread (current)
- */
-void uprobe_free_utask(struct task_struct *t)
-{
-	struct uprobe_task *ut = t->utask;
-
-	if (!ut)
-		return;
-	if (ut->stepping) {
-		struct xol_area *area = t->mm ? t->mm->uprobes_state.xol_area : NULL;
-
-		if (area && ut->slot)
-			xol_slot_release(area, ut->slot);
-		uprobe_put(ut->stepping);
-	}
-	uprobe_free_return_instances(ut);
-	kfree(ut);
-	t->utask = NULL;
-}
-
-/**
- * uprobe_copy_process() - a new task is being made
- * @t: the child
- * @flags: clone flags
- *
- * A child that goes on running the parent's stack (fork, vfork) returns
- * through the parent's pending return probes, so it gets copies of them;
- * a forked child also needs the trampoline at the same address.
- */
-void uprobe_copy_process(struct task_struct *t, unsigned long flags)
-{
-	struct uprobe_task *parent = current->utask, *child;
-	unsigned long tramp;
-
-	t->utask = NULL;
-	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
-		return;		/* a thread: a stack of its own, the same mm */
-
-	if (parent && parent->return_instances) {
-		child = kzalloc(sizeof(*child), GFP_KERNEL);
-		if (!child || uprobe_dup_return_instances(parent, child)) {
-			kfree(child);
-			child = NULL;
-			pr_warn_ratelimited("uprobes: pid %d: no memory to copy return probes to the child\n",
-					    current->pid);
-		}
-		t->utask = child;
-		tramp = xol_trampoline_vaddr(current->mm);
-		if (child && !(flags & CLONE_VM) &&
-		    tramp != UPROBE_NO_TRAMPOLINE_VADDR) {
-			child->xol_dup_vaddr = tramp;
-			init_task_work(&child->xol_dup_work, uprobe_dup_xol_work);
-			task_work_add(t, &child->xol_dup_work, TWA_RESUME);
-		}
-	}
-	if (!(flags & CLONE_VM) && uprobe_pid_fork(t))
-		pr_warn_ratelimited("uprobes: pid %d: no memory to take process probes out of the child\n",
-				    current->pid);
-}
-
-/**
- * uprobes_init() - set up the engine at boot
- *
- * Nothing to do: the engine's locks and tables are static, and the ports
- * hook their traps themselves.  Kept for fork_init(), which calls it.
- */
-void __init uprobes_init(void)
-{
 }

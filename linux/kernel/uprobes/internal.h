@@ -15,13 +15,14 @@
  * which is what hits run under: handlers may sleep.
  *
  * Locks, outermost first:
- *   dup_mmap_sem (read by fork, write by a registration walk)
  *   uprobe->register_rwsem (one registration change at a time)
+ *   uprobes_dup_mmap_sem (read by fork, write by a registration walk)
  *   mmap_lock of an mm being walked
- *   uprobe->consumer_lock (the consumer list, for writers)
  *   uprobe->prepare_lock (reading the file once; also under the
  *     mmap_lock of an mm being mapped, held for writing)
  *   uprobes_tree_lock (the rbtree and the hash, for writers)
+ * and uprobe->consumer_lock (the consumer list, for writers), taken
+ * under register_rwsem alone, with nothing inside it.
  */
 #ifndef _KERNEL_UPROBES_INTERNAL_H
 #define _KERNEL_UPROBES_INTERNAL_H
@@ -80,6 +81,10 @@ int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 		   unsigned long vaddr);
 int uprobe_remove(struct uprobe *uprobe, struct mm_struct *mm,
 		  unsigned long vaddr);
+
+/* sdt.c: SDT semaphores */
+int uprobe_ref_ctr_update(struct uprobe *uprobe, struct mm_struct *mm,
+			  short d);
 void uprobe_ref_ctr_mmap(struct vm_area_struct *vma);
 void uprobe_ref_ctr_forget_mm(struct mm_struct *mm);
 void uprobe_ref_ctr_forget_uprobe(struct uprobe *uprobe);
@@ -111,13 +116,14 @@ static inline loff_t uprobe_file_offset(struct vm_area_struct *vma,
 }
 
 /* xol.c: the per-mm area of slots and the return trampoline */
-struct xol_area *xol_area_get(struct mm_struct *mm);
-unsigned long xol_slot_take(struct xol_area *area);
-void xol_slot_fill(struct xol_area *area, unsigned long slot,
+struct xol_area *uprobe_xol_get(struct mm_struct *mm);
+unsigned long uprobe_xol_take(struct xol_area *area);
+void uprobe_xol_fill(struct xol_area *area, unsigned long slot,
 		   const void *code, size_t len);
-void xol_slot_release(struct xol_area *area, unsigned long slot);
-unsigned long xol_trampoline_vaddr(struct mm_struct *mm);
+void uprobe_xol_release(struct xol_area *area, unsigned long slot);
+unsigned long uprobe_xol_trampoline_vaddr(struct mm_struct *mm);
 void uprobe_dup_xol_work(struct callback_head *work);
+void uprobe_xol_drop(struct mm_struct *mm);
 
 /* addr_cache.c: where an mm's probed addresses map */
 bool uprobe_addr_cache_lookup(struct mm_struct *mm, unsigned long vaddr,
@@ -133,7 +139,10 @@ void uprobe_addr_cache_drop(struct mm_struct *mm);
 /* hit.c */
 struct uprobe_task *uprobe_task_get(void);
 
-/* pid.c */
+/* register.c: no registration walk while a fork copies an mm */
+extern struct percpu_rw_semaphore uprobes_dup_mmap_sem;
+
+/* pid.c: process probes, called from hooks.c only */
 int uprobe_pid_fork(struct task_struct *child);
 void uprobe_pid_mm_gone(struct mm_struct *mm);
 

@@ -24,7 +24,7 @@
 
 #include "internal.h"
 
-DEFINE_STATIC_PERCPU_RWSEM(uprobes_dup_mmap_sem);
+DEFINE_PERCPU_RWSEM(uprobes_dup_mmap_sem);
 
 static bool consumer_wants(struct uprobe_consumer *uc, struct mm_struct *mm)
 {
@@ -396,94 +396,4 @@ void uprobe_leave_current_mm(struct uprobe *uprobe, unsigned long vaddr)
 	}
 	up_read(&uprobe->register_rwsem);
 	uprobe_put(uprobe);
-}
-
-/* ---- Hooks of the mm code ---- */
-
-/**
- * uprobe_mmap() - arm the probes a new mapping brings in
- * @vma: the vma, linked; its mm's mmap_lock held for writing
- *
- * Return: 0; a probe that cannot be armed here is left out.
- */
-int uprobe_mmap(struct vm_area_struct *vma)
-{
-	struct uprobe *local[16], **list = local;
-	loff_t start, end;
-	int n, i, max = ARRAY_SIZE(local);
-
-	if (!uprobes_any())
-		return 0;
-	uprobe_ref_ctr_mmap(vma);
-	if (!uprobe_vma_ok(vma, true))
-		return 0;
-
-	start = (loff_t)vma->vm_pgoff << PAGE_SHIFT;
-	end = start + (vma->vm_end - vma->vm_start);
-	for (;;) {
-		n = uprobes_in_range(file_inode(vma->vm_file), start, end,
-				     list, max);
-		if (n <= max)
-			break;
-		for (i = 0; i < max; i++)
-			uprobe_put(list[i]);
-		if (list != local)
-			kfree(list);
-		max = n + 8;
-		list = kmalloc_array(max, sizeof(*list), GFP_KERNEL);
-		if (!list)
-			return 0;
-	}
-	for (i = 0; i < n; i++) {
-		struct uprobe *u = list[i];
-
-		if (uprobe_wanted_by(u, vma->vm_mm))
-			uprobe_install(u, vma, uprobe_vaddr(vma, u->offset));
-		uprobe_put(u);
-	}
-	if (list != local)
-		kfree(list);
-	return 0;
-}
-
-/**
- * uprobe_munmap() - a range of @vma is going away
- * @vma: the vma
- * @start: start of the range
- * @end: its end
- *
- * The breakpoints go with the pages; the address cache forgets the range.
- */
-void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
-		   unsigned long end)
-{
-	uprobe_addr_cache_forget(vma->vm_mm, start, end);
-}
-
-/* Around dup_mmap(): no registration walk while a fork copies an mm. */
-void uprobe_start_dup_mmap(void)
-{
-	percpu_down_read(&uprobes_dup_mmap_sem);
-}
-
-void uprobe_end_dup_mmap(void)
-{
-	percpu_up_read(&uprobes_dup_mmap_sem);
-}
-
-/**
- * uprobe_dup_mmap() - a fork copied @oldmm to @newmm
- * @oldmm: the parent's mm
- * @newmm: the child's, with the parent's breakpoints in its pages
- */
-void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
-{
-	/*
-	 * The copied mm_struct points at the parent's table and counts the
-	 * parent's process probes.
-	 */
-	uprobe_addr_cache_drop(newmm);
-	newmm->uprobes_state.nr_pid_probes = 0;
-	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
-		set_bit(MMF_HAS_UPROBES, &newmm->flags);
 }

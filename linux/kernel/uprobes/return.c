@@ -69,9 +69,9 @@ void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	unsigned long tramp, orig;
 	bool chained;
 
-	if (!xol_area_get(current->mm))
+	if (!uprobe_xol_get(current->mm))
 		return;
-	tramp = xol_trampoline_vaddr(current->mm);
+	tramp = uprobe_xol_trampoline_vaddr(current->mm);
 	if (ut->depth >= MAX_URETPROBE_DEPTH) {
 		pr_warn_ratelimited("uprobes: pid %d: %d return probes pending, not adding one more\n",
 				    current->pid, ut->depth);
@@ -139,7 +139,7 @@ static void run_return_handlers(struct uprobe_task *ut,
 
 bool uprobe_at_trampoline(unsigned long vaddr)
 {
-	return vaddr == xol_trampoline_vaddr(current->mm);
+	return vaddr == uprobe_xol_trampoline_vaddr(current->mm);
 }
 
 void uprobe_handle_trampoline(struct pt_regs *regs)

@@ -13,10 +13,8 @@
  * paths acting on the same probe in the same mm at once (a registration
  * walk and a handler asking for removal, say) see each other's result.
  *
- * An SDT semaphore (ref_ctr_offset) counts the probes armed on it in
- * each mm; it lives in the file's data, which may be mapped after the
- * text: then the increment waits on a list until uprobe_mmap() sees the
- * data mapped.
+ * Arming also counts the probe on its SDT semaphore, if it has one
+ * (sdt.c).
  */
 #include <linux/fs.h>
 #include <linux/highmem.h>
@@ -197,8 +195,16 @@ static int poke(struct uprobe *uprobe, struct mm_struct *mm,
 		ret = memcmp(&cur, &bp, UPROBE_SWBP_INSN_SIZE) ? 0 : 1;
 	}
 	if (ret == 1) {
-		if (install)
+		if (install) {
 			set_bit(UPROBE_ARMED, &uprobe->flags);
+			/*
+			 * The probe is in the hash and prepared before the
+			 * breakpoint can be seen: pairs with the smp_rmb()
+			 * between a hit's look at the breakpoint and its
+			 * second lookup (handle_breakpoint() in hit.c).
+			 */
+			smp_wmb();
+		}
 		copy_to_user_page(vma, page, vaddr,
 				  kaddr + offset_in_page(vaddr), want,
 				  UPROBE_SWBP_INSN_SIZE);
@@ -208,155 +214,6 @@ static int poke(struct uprobe *uprobe, struct mm_struct *mm,
 	unlock_page(page);
 	put_page(page);
 	return ret;
-}
-
-/* ---- SDT semaphores ---- */
-
-struct ref_ctr_wait {
-	struct list_head	node;
-	struct uprobe		*uprobe;	/* no reference: forgotten first */
-	struct mm_struct	*mm;		/* no reference: forgotten first */
-};
-
-static DEFINE_MUTEX(ref_ctr_lock);
-static LIST_HEAD(ref_ctr_waiting);
-
-static bool ref_ctr_vma(struct uprobe *uprobe, struct vm_area_struct *vma)
-{
-	unsigned long vaddr;
-
-	if (!vma->vm_file || file_inode(vma->vm_file) != uprobe->inode ||
-	    (vma->vm_flags & (VM_WRITE | VM_SHARED)) != VM_WRITE)
-		return false;
-	vaddr = uprobe_vaddr(vma, uprobe->ref_ctr_offset);
-	return vaddr >= vma->vm_start && vaddr < vma->vm_end;
-}
-
-/* Add @d to the semaphore in @vma; mmap_lock held. */
-static int ref_ctr_add(struct uprobe *uprobe, struct vm_area_struct *vma,
-		       short d)
-{
-	unsigned long vaddr = uprobe_vaddr(vma, uprobe->ref_ctr_offset);
-	struct page *page;
-	short *ctr;
-	void *kaddr;
-	long got;
-	int ret = 0;
-
-	got = get_user_pages_remote(vma->vm_mm, vaddr, 1,
-				    FOLL_WRITE | FOLL_FORCE, &page, NULL);
-	if (got <= 0)
-		return got ? got : -EFAULT;
-	kaddr = kmap_local_page(page);
-	ctr = kaddr + offset_in_page(vaddr);
-	if (*ctr + d < 0) {
-		pr_warn("uprobes: semaphore at %#lx in pid %d would go negative\n",
-			vaddr, current->pid);
-		ret = -EINVAL;
-	} else {
-		*ctr += d;
-		set_page_dirty_lock(page);
-	}
-	kunmap_local(kaddr);
-	put_page(page);
-	return ret;
-}
-
-static struct ref_ctr_wait *ref_ctr_waiter(struct uprobe *uprobe,
-					   struct mm_struct *mm)
-{
-	struct ref_ctr_wait *w;
-
-	list_for_each_entry(w, &ref_ctr_waiting, node)
-		if (w->uprobe == uprobe && w->mm == mm)
-			return w;
-	return NULL;
-}
-
-/* Count one more (@d 1) or one fewer (-1) armed probe in @mm. */
-static int ref_ctr_update(struct uprobe *uprobe, struct mm_struct *mm,
-			  short d)
-{
-	struct vm_area_struct *vma;
-	struct vma_iterator vmi;
-	struct ref_ctr_wait *w;
-	int ret;
-
-	if (!uprobe->ref_ctr_offset)
-		return 0;
-	vma_iter_init(&vmi, mm, 0);
-	for_each_vma(vmi, vma)
-		if (ref_ctr_vma(uprobe, vma))
-			return ref_ctr_add(uprobe, vma, d);
-
-	/* The data is not mapped (yet). */
-	mutex_lock(&ref_ctr_lock);
-	w = ref_ctr_waiter(uprobe, mm);
-	ret = 0;
-	if (d > 0 && !w) {
-		w = kmalloc(sizeof(*w), GFP_KERNEL);
-		if (w) {
-			w->uprobe = uprobe;
-			w->mm = mm;
-			list_add(&w->node, &ref_ctr_waiting);
-		} else {
-			ret = -ENOMEM;
-		}
-	} else if (d < 0 && w) {
-		list_del(&w->node);
-		kfree(w);
-	}
-	mutex_unlock(&ref_ctr_lock);
-	return ret;
-}
-
-/**
- * uprobe_ref_ctr_mmap() - a vma appeared: any semaphore waiting for it?
- * @vma: the new vma; its mm's mmap_lock is held for writing
- */
-void uprobe_ref_ctr_mmap(struct vm_area_struct *vma)
-{
-	struct ref_ctr_wait *w, *tmp;
-
-	if (list_empty(&ref_ctr_waiting) || !vma->vm_file)
-		return;
-	mutex_lock(&ref_ctr_lock);
-	list_for_each_entry_safe(w, tmp, &ref_ctr_waiting, node) {
-		if (w->mm != vma->vm_mm || !ref_ctr_vma(w->uprobe, vma))
-			continue;
-		ref_ctr_add(w->uprobe, vma, 1);
-		list_del(&w->node);
-		kfree(w);
-	}
-	mutex_unlock(&ref_ctr_lock);
-}
-
-static void ref_ctr_forget(struct uprobe *uprobe, struct mm_struct *mm)
-{
-	struct ref_ctr_wait *w, *tmp;
-
-	mutex_lock(&ref_ctr_lock);
-	list_for_each_entry_safe(w, tmp, &ref_ctr_waiting, node) {
-		if ((uprobe && w->uprobe == uprobe) || (mm && w->mm == mm)) {
-			list_del(&w->node);
-			kfree(w);
-		}
-	}
-	mutex_unlock(&ref_ctr_lock);
-}
-
-/* The mm is going away: its waiting increments with it. */
-void uprobe_ref_ctr_forget_mm(struct mm_struct *mm)
-{
-	if (!list_empty(&ref_ctr_waiting))
-		ref_ctr_forget(NULL, mm);
-}
-
-/* The probe is going away (nothing is armed any more). */
-void uprobe_ref_ctr_forget_uprobe(struct uprobe *uprobe)
-{
-	if (uprobe->ref_ctr_offset && !list_empty(&ref_ctr_waiting))
-		ref_ctr_forget(uprobe, NULL);
 }
 
 /* ---- Arming one mm ---- */
@@ -384,7 +241,7 @@ int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 	ret = poke(uprobe, mm, vaddr, true);
 	if (ret <= 0)
 		return ret;
-	ret = ref_ctr_update(uprobe, mm, 1);
+	ret = uprobe_ref_ctr_update(uprobe, mm, 1);
 	if (ret)
 		poke(uprobe, mm, vaddr, false);
 	return ret;
@@ -409,5 +266,5 @@ int uprobe_remove(struct uprobe *uprobe, struct mm_struct *mm,
 	ret = poke(uprobe, mm, vaddr, false);
 	if (ret <= 0)
 		return ret;
-	return ref_ctr_update(uprobe, mm, -1);
+	return uprobe_ref_ctr_update(uprobe, mm, -1);
 }

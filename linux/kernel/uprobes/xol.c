@@ -128,12 +128,12 @@ out:
 }
 
 /**
- * xol_area_get() - the area of @mm, mapped now if need be
+ * uprobe_xol_get() - the area of @mm, mapped now if need be
  * @mm: current->mm
  *
  * Return: the area, or NULL when it could not be mapped.
  */
-struct xol_area *xol_area_get(struct mm_struct *mm)
+struct xol_area *uprobe_xol_get(struct mm_struct *mm)
 {
 	/* Pairs with the release in xol_area_create(): a complete area. */
 	struct xol_area *xa = smp_load_acquire(&mm->uprobes_state.xol_area);
@@ -168,14 +168,14 @@ static bool slots_all_taken(struct xol_area *xa)
 }
 
 /**
- * xol_slot_take() - lend the current thread a slot
+ * uprobe_xol_take() - lend the current thread a slot
  * @xa: the current mm's area
  *
  * Sleeps until one is free.
  *
  * Return: the slot's address, or 0 when a fatal signal came first.
  */
-unsigned long xol_slot_take(struct xol_area *xa)
+unsigned long uprobe_xol_take(struct xol_area *xa)
 {
 	unsigned long i;
 
@@ -196,7 +196,7 @@ unsigned long xol_slot_take(struct xol_area *xa)
 }
 
 /* Write @len bytes of @code to @slot, ready to be run. */
-void xol_slot_fill(struct xol_area *xa, unsigned long slot,
+void uprobe_xol_fill(struct xol_area *xa, unsigned long slot,
 		   const void *code, size_t len)
 {
 	void *kaddr = kmap_local_page(xa->code_page);
@@ -207,7 +207,7 @@ void xol_slot_fill(struct xol_area *xa, unsigned long slot,
 	kunmap_local(kaddr);
 }
 
-void xol_slot_release(struct xol_area *xa, unsigned long slot)
+void uprobe_xol_release(struct xol_area *xa, unsigned long slot)
 {
 	clear_bit((slot - xa->base) / UPROBE_XOL_SLOT_BYTES, xa->slots);
 	/* The free slot before the look at sleepers, who look after queueing. */
@@ -216,7 +216,7 @@ void xol_slot_release(struct xol_area *xa, unsigned long slot)
 		wake_up(&xa->wq);
 }
 
-unsigned long xol_trampoline_vaddr(struct mm_struct *mm)
+unsigned long uprobe_xol_trampoline_vaddr(struct mm_struct *mm)
 {
 	/* Pairs with the release in xol_area_create(). */
 	struct xol_area *xa = smp_load_acquire(&mm->uprobes_state.xol_area);
@@ -232,21 +232,18 @@ unsigned long xol_trampoline_vaddr(struct mm_struct *mm)
  */
 unsigned long uprobe_get_trampoline_vaddr(void)
 {
-	return current->mm ? xol_trampoline_vaddr(current->mm) :
+	return current->mm ? uprobe_xol_trampoline_vaddr(current->mm) :
 			     UPROBE_NO_TRAMPOLINE_VADDR;
 }
 
 /**
- * uprobe_clear_state() - an mm is being torn down
- * @mm: the mm
+ * uprobe_xol_drop() - free @mm's XOL area, if it has one
+ * @mm: an mm being torn down
  */
-void uprobe_clear_state(struct mm_struct *mm)
+void uprobe_xol_drop(struct mm_struct *mm)
 {
 	struct xol_area *xa = mm->uprobes_state.xol_area;
 
-	uprobe_ref_ctr_forget_mm(mm);
-	uprobe_pid_mm_gone(mm);
-	uprobe_addr_cache_drop(mm);
 	if (xa)
 		xol_area_free(xa);
 	mm->uprobes_state.xol_area = NULL;
