@@ -172,6 +172,40 @@ static struct arm64_probe_verdict classify_branch_system(u32 insn,
 	return REFUSE("unknown branch or system instruction");
 }
 
+/*
+ * The stack-frame instructions of function entries and exits, for
+ * policies that simulate them: stp/ldp of two X registers with sp as
+ * the base (pre- or post-indexed, or at an offset), and add/sub of an
+ * immediate with sp as source or destination (sub sp, sp, #n;
+ * mov x29, sp).  An ldp into one register twice is CONSTRAINED
+ * UNPREDICTABLE: the hardware decides, so it is stepped.
+ */
+static enum arm64_probe_class frame_class(u32 insn)
+{
+	unsigned int rt = insn & 31, rn = (insn >> 5) & 31;
+	unsigned int rt2 = (insn >> 10) & 31;
+
+	switch (insn & 0xffc00000) {
+	case 0xa8800000:	/* stp x, post-index */
+	case 0xa9800000:	/* stp x, pre-index */
+	case 0xa9000000:	/* stp x, offset */
+		return rn == 31 ? ARM64_PROBE_FRAME_PAIR : ARM64_PROBE_STEP;
+	case 0xa8c00000:	/* ldp x, post-index */
+	case 0xa9c00000:	/* ldp x, pre-index */
+	case 0xa9400000:	/* ldp x, offset */
+		return rn == 31 && rt != rt2 ? ARM64_PROBE_FRAME_PAIR :
+					       ARM64_PROBE_STEP;
+	case 0x91000000:	/* add x, x|sp, #imm */
+	case 0x91400000:	/* add x, x|sp, #imm, lsl #12 */
+	case 0xd1000000:	/* sub x, x|sp, #imm */
+	case 0xd1400000:	/* sub x, x|sp, #imm, lsl #12 */
+		return rn == 31 || rt == 31 ? ARM64_PROBE_FRAME_SP :
+					      ARM64_PROBE_STEP;
+	default:
+		return ARM64_PROBE_STEP;
+	}
+}
+
 /**
  * arm64_probe_classify() - what a probe does with @insn
  * @insn: the instruction, in CPU byte order
@@ -198,5 +232,5 @@ struct arm64_probe_verdict arm64_probe_classify(u32 insn,
 	if (is_mops(insn))
 		return REFUSE("memory copy/set sequence (MOPS)");
 	/* Data processing, loads and stores, SIMD and FP. */
-	return ACCEPT(ARM64_PROBE_STEP);
+	return ACCEPT(pol->frame ? frame_class(insn) : ARM64_PROBE_STEP);
 }

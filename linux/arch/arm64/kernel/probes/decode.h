@@ -28,6 +28,8 @@ enum arm64_probe_class {
 	ARM64_PROBE_MRS_DAIF,	/* mrs xt, daif */
 	ARM64_PROBE_MSR_DAIF,	/* msr daif, xt */
 	ARM64_PROBE_MSR_DAIF_IMM, /* msr daifset/daifclr, #imm */
+	ARM64_PROBE_FRAME_PAIR,	/* stp/ldp of two X registers at sp */
+	ARM64_PROBE_FRAME_SP,	/* add/sub #imm from or to sp */
 };
 
 /*
@@ -39,8 +41,16 @@ enum arm64_probe_class {
 struct arm64_probe_policy {
 	/* Kernel text: DAIF and pointer authentication done at the hit. */
 	bool kernel;
+	/*
+	 * Simulate the stack-frame instructions of function entries and
+	 * exits (ARM64_PROBE_FRAME_*) instead of stepping them, so that a
+	 * usual entry costs one trap; needs @write.
+	 */
+	bool frame;
 	/* Read @len bytes of the probed context's memory; 0 or -EFAULT. */
 	int (*read)(void *dst, unsigned long src, size_t len);
+	/* Write @len bytes into it; 0 or -EFAULT. */
+	int (*write)(unsigned long dst, const void *src, size_t len);
 };
 
 extern const struct arm64_probe_policy arm64_kprobe_policy;
@@ -93,6 +103,17 @@ static inline bool arm64_insn_is_exclusive_load(u32 insn)
 static inline bool arm64_probe_simulated(enum arm64_probe_class class)
 {
 	return class != ARM64_PROBE_REFUSED && class != ARM64_PROBE_STEP;
+}
+
+/*
+ * May an instruction of @class run out of line when its simulator
+ * declines (sp not 16-byte aligned, a stack access that faults)?  The
+ * copy then does what the instruction does in place, fault included.
+ */
+static inline bool arm64_probe_may_step(enum arm64_probe_class class)
+{
+	return class == ARM64_PROBE_STEP || class == ARM64_PROBE_FRAME_PAIR ||
+	       class == ARM64_PROBE_FRAME_SP;
 }
 
 #endif /* _ARM64_KERNEL_PROBES_DECODE_H */

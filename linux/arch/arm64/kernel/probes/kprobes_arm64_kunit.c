@@ -858,6 +858,122 @@ static void kpa_uprobe_swbp_addr(struct kunit *test)
 #endif
 }
 
+/* A fake stack for the frame simulators: 64 bytes at FRAME_BASE. */
+#define FRAME_BASE	0x7ff0000ULL
+static u64 frame_mem[8];
+static bool frame_fault;
+
+static int frame_read(void *dst, unsigned long src, size_t len)
+{
+	if (frame_fault || src < FRAME_BASE ||
+	    src + len > FRAME_BASE + sizeof(frame_mem))
+		return -EFAULT;
+	memcpy(dst, (u8 *)frame_mem + (src - FRAME_BASE), len);
+	return 0;
+}
+
+static int frame_write(unsigned long dst, const void *src, size_t len)
+{
+	if (frame_fault || dst < FRAME_BASE ||
+	    dst + len > FRAME_BASE + sizeof(frame_mem))
+		return -EFAULT;
+	memcpy((u8 *)frame_mem + (dst - FRAME_BASE), src, len);
+	return 0;
+}
+
+/*
+ * The frame classes a policy may ask for (uprobes does): which encodings
+ * fall in them, and what their simulators do to sp, the registers and
+ * the stack, declining where the instruction in place would fault.
+ */
+static void kpa_frame_classes(struct kunit *test)
+{
+	static const struct arm64_probe_policy frame_pol = {
+		.frame = true, .read = frame_read, .write = frame_write,
+	};
+	static const struct {
+		const char *what;
+		u32 insn;
+		enum arm64_probe_class with, without;
+	} d[] = {
+		{ "stp x29, x30, [sp, #-32]!", 0xa9be7bfd,
+		  ARM64_PROBE_FRAME_PAIR, ARM64_PROBE_STEP },
+		{ "ldp x29, x30, [sp], #32", 0xa8c27bfd,
+		  ARM64_PROBE_FRAME_PAIR, ARM64_PROBE_STEP },
+		{ "stp x19, x20, [sp, #16]", 0xa90153f3,
+		  ARM64_PROBE_FRAME_PAIR, ARM64_PROBE_STEP },
+		{ "mov x29, sp", 0x910003fd,
+		  ARM64_PROBE_FRAME_SP, ARM64_PROBE_STEP },
+		{ "sub sp, sp, #0x10, lsl #12", 0xd14043ff,
+		  ARM64_PROBE_FRAME_SP, ARM64_PROBE_STEP },
+		/* Not at sp, one register twice, 32-bit: stepped. */
+		{ "stp x1, x2, [x0]", 0xa9000801,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "ldp x0, x0, [sp]", 0xa94003e0,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "add x0, x1, #1", 0x91000420,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "stp w29, w30, [sp, #-16]!", 0x29be7bfd,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+	};
+	struct pt_regs regs = {};
+	unsigned long at = 0x400000;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(d); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, arm64_probe_classify(d[i].insn, &frame_pol).class,
+				    d[i].with, "%s", d[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, arm64_probe_classify(d[i].insn,
+							       &arm64_kprobe_policy).class,
+				    d[i].without, "%s", d[i].what);
+	}
+
+	/* stp x29, x30, [sp, #-32]!: stored below the old sp, sp moves. */
+	memset(frame_mem, 0, sizeof(frame_mem));
+	frame_fault = false;
+	regs.sp = FRAME_BASE + 32;
+	regs.regs[29] = 0x1111;
+	regs.regs[30] = 0x2222;
+	regs.pc = at;
+	regs.pstate = PSR_BTYPE_C;
+	KUNIT_ASSERT_TRUE(test, arm64_probe_simulate(0xa9be7bfd, ARM64_PROBE_FRAME_PAIR,
+						     at, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.sp, FRAME_BASE);
+	KUNIT_EXPECT_EQ(test, frame_mem[0], 0x1111ULL);
+	KUNIT_EXPECT_EQ(test, frame_mem[1], 0x2222ULL);
+	KUNIT_EXPECT_EQ(test, regs.pc, (u64)at + 4);
+	KUNIT_EXPECT_EQ(test, regs.pstate & PSR_BTYPE_MASK, 0ULL);
+
+	/* mov x29, sp. */
+	KUNIT_ASSERT_TRUE(test, arm64_probe_simulate(0x910003fd, ARM64_PROBE_FRAME_SP,
+						     at + 4, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.regs[29], FRAME_BASE);
+
+	/* ldp x29, x30, [sp], #32: loaded from the old sp, sp moves back. */
+	regs.regs[29] = 0;
+	regs.regs[30] = 0;
+	KUNIT_ASSERT_TRUE(test, arm64_probe_simulate(0xa8c27bfd, ARM64_PROBE_FRAME_PAIR,
+						     at + 8, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.regs[29], 0x1111ULL);
+	KUNIT_EXPECT_EQ(test, regs.regs[30], 0x2222ULL);
+	KUNIT_EXPECT_EQ(test, regs.sp, FRAME_BASE + 32);
+
+	/* Declined, registers untouched: a fault, then a misaligned sp. */
+	frame_fault = true;
+	regs.pc = at;
+	KUNIT_EXPECT_FALSE(test, arm64_probe_simulate(0xa9be7bfd, ARM64_PROBE_FRAME_PAIR,
+						      at, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.sp, FRAME_BASE + 32);
+	KUNIT_EXPECT_EQ(test, regs.pc, (u64)at);
+	frame_fault = false;
+	regs.sp = FRAME_BASE + 40;
+	KUNIT_EXPECT_FALSE(test, arm64_probe_simulate(0xa9be7bfd, ARM64_PROBE_FRAME_PAIR,
+						      at, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.sp, FRAME_BASE + 40);
+	KUNIT_EXPECT_TRUE(test, arm64_probe_may_step(ARM64_PROBE_FRAME_PAIR));
+	KUNIT_EXPECT_FALSE(test, arm64_probe_may_step(ARM64_PROBE_LDR_LIT));
+}
+
 static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE_PARAM(kpa_each_class, kpa_class_gen_params),
 	KUNIT_CASE(kpa_every_instruction),
@@ -875,6 +991,7 @@ static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE(kpa_oops_in_hit_ends_it),
 	KUNIT_CASE(kpa_branch_system_allow_list),
 	KUNIT_CASE(kpa_uprobe_swbp_addr),
+	KUNIT_CASE(kpa_frame_classes),
 	/* Last: without its fix it takes the machine down. */
 	KUNIT_CASE(kpa_literal_load_in_nested_hit),
 	{}

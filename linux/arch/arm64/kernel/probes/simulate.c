@@ -30,6 +30,22 @@ static void set_x(struct pt_regs *regs, unsigned int nr, u64 val)
 }
 NOKPROBE_SYMBOL(set_x);
 
+/* The same where register 31 is sp (add/sub immediate's rd and rn). */
+static u64 get_x_or_sp(struct pt_regs *regs, unsigned int nr)
+{
+	return nr == 31 ? regs->sp : regs->regs[nr];
+}
+NOKPROBE_SYMBOL(get_x_or_sp);
+
+static void set_x_or_sp(struct pt_regs *regs, unsigned int nr, u64 val)
+{
+	if (nr == 31)
+		regs->sp = val;
+	else
+		regs->regs[nr] = val;
+}
+NOKPROBE_SYMBOL(set_x_or_sp);
+
 /* A signed field of @insn, from bit @lo, @width bits wide. */
 static s64 sfield(u32 insn, unsigned int lo, unsigned int width)
 {
@@ -335,6 +351,52 @@ static bool sim_msr_daif_imm(u32 insn, unsigned long addr, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(sim_msr_daif_imm);
 
+/*
+ * stp/ldp of two X registers at sp.  A misaligned sp would raise an SP
+ * alignment fault in place and a stack access may fault: both decline,
+ * and the copy out of line does what the instruction would.
+ */
+static bool sim_frame_pair(u32 insn, unsigned long addr, struct pt_regs *regs,
+			   const struct arm64_probe_policy *pol)
+{
+	unsigned int rt = insn & 31, rt2 = (insn >> 10) & 31;
+	s64 imm = sfield(insn, 15, 7) * 8;
+	bool post_index = (insn & 0x01800000) == 0x00800000;
+	u64 base, val[2];
+
+	if (regs->sp & 15)
+		return false;
+	base = regs->sp + (post_index ? 0 : imm);
+	if (insn & BIT(22)) {
+		if (pol->read(val, base, sizeof(val)))
+			return false;
+		set_x(regs, rt, val[0]);
+		set_x(regs, rt2, val[1]);
+	} else {
+		val[0] = get_x(regs, rt);
+		val[1] = get_x(regs, rt2);
+		if (pol->write(base, val, sizeof(val)))
+			return false;
+	}
+	/* Pre- and post-indexed forms write the new sp back. */
+	if (insn & BIT(23))
+		regs->sp += imm;
+	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_frame_pair);
+
+/* add/sub of a (possibly shifted) immediate, sp as source or result. */
+static bool sim_frame_sp(u32 insn, unsigned long addr, struct pt_regs *regs,
+			 const struct arm64_probe_policy *pol)
+{
+	u64 imm = (u64)((insn >> 10) & 0xfff) << (insn & BIT(22) ? 12 : 0);
+	u64 src = get_x_or_sp(regs, (insn >> 5) & 31);
+
+	set_x_or_sp(regs, insn & 31, insn & BIT(30) ? src - imm : src + imm);
+	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_frame_sp);
+
 static const arm64_probe_sim_fn simulators[] = {
 	[ARM64_PROBE_NOP]		= sim_nop,
 	[ARM64_PROBE_B]			= sim_b,
@@ -349,6 +411,8 @@ static const arm64_probe_sim_fn simulators[] = {
 	[ARM64_PROBE_MRS_DAIF]		= sim_mrs_daif,
 	[ARM64_PROBE_MSR_DAIF]		= sim_msr_daif,
 	[ARM64_PROBE_MSR_DAIF_IMM]	= sim_msr_daif_imm,
+	[ARM64_PROBE_FRAME_PAIR]	= sim_frame_pair,
+	[ARM64_PROBE_FRAME_SP]		= sim_frame_sp,
 };
 
 /**

@@ -34,9 +34,16 @@ static int user_read(void *dst, unsigned long src, size_t len)
 	return copy_from_user(dst, (const void __user *)src, len) ? -EFAULT : 0;
 }
 
+static int user_write(unsigned long dst, const void *src, size_t len)
+{
+	return copy_to_user((void __user *)dst, src, len) ? -EFAULT : 0;
+}
+
 static const struct arm64_probe_policy uprobe_policy = {
 	.kernel = false,
+	.frame = true,
 	.read = user_read,
+	.write = user_write,
 };
 
 bool arch_uprobe_mm_supported(struct mm_struct *mm)
@@ -63,98 +70,20 @@ int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len)
 	return 0;
 }
 
-/* Register number 31 is SP when @is_sp, XZR otherwise. */
-static u64 reg_get(struct pt_regs *regs, u32 r, bool is_sp)
-{
-	if (r == 31)
-		return is_sp ? regs->sp : 0;
-	return regs->regs[r];
-}
-
-static void reg_set(struct pt_regs *regs, u32 r, bool is_sp, u64 val)
-{
-	if (r != 31)
-		regs->regs[r] = val;
-	else if (is_sp)
-		regs->sp = val;
-}
-
-/*
- * The stack-frame instructions of function entries and exits, which no
- * PC-relative simulation covers but which would otherwise each cost a
- * second trap from a slot: stp/ldp of two X registers based on SP (pre-
- * or post-indexed, or at an offset), and add/sub of an immediate to or
- * from SP (sub sp, sp, #n; mov x29, sp).  Anything that would not
- * complete as the instruction would in place (SP not 16-byte aligned, a
- * stack access that faults, ldp into one register twice) is left to the
- * slot, where the hardware reports it as it should.
- *
- * Return: true when done; the pc is then past the instruction.
- */
-static bool emulate_frame_insn(u32 insn, struct pt_regs *regs)
-{
-	u32 rd = insn & 31, rn = (insn >> 5) & 31, rt2 = (insn >> 10) & 31;
-	u64 val[2], base, imm;
-	bool load;
-
-	switch (insn & 0xffc00000) {
-	case 0xa8800000:	/* stp, post-index */
-	case 0xa9800000:	/* stp, pre-index */
-	case 0xa9000000:	/* stp, offset */
-	case 0xa8c00000:	/* ldp, post-index */
-	case 0xa9c00000:	/* ldp, pre-index */
-	case 0xa9400000:	/* ldp, offset */
-		load = insn & BIT(22);
-		if (rn != 31 || (regs->sp & 15) || (load && rd == rt2))
-			return false;
-		imm = (u64)sign_extend64((insn >> 15) & 0x7f, 6) * 8;
-		/* Post-indexed accesses the old SP, the others SP + imm. */
-		base = regs->sp + ((insn & 0x01800000) == 0x00800000 ? 0 : imm);
-		if (load) {
-			if (copy_from_user(val, (void __user *)base, sizeof(val)))
-				return false;
-			reg_set(regs, rd, false, val[0]);
-			reg_set(regs, rt2, false, val[1]);
-		} else {
-			val[0] = reg_get(regs, rd, false);
-			val[1] = reg_get(regs, rt2, false);
-			if (copy_to_user((void __user *)base, val, sizeof(val)))
-				return false;
-		}
-		/* Pre- and post-indexed forms write the new SP back. */
-		if (insn & BIT(23))
-			regs->sp += imm;
-		break;
-	case 0x91000000:	/* add xd, xn, #imm */
-	case 0x91400000:	/* add xd, xn, #imm, lsl #12 */
-	case 0xd1000000:	/* sub xd, xn, #imm */
-	case 0xd1400000:	/* sub xd, xn, #imm, lsl #12 */
-		if (rn != 31 && rd != 31)
-			return false;
-		imm = ((insn >> 10) & 0xfff) << (insn & BIT(22) ? 12 : 0);
-		base = reg_get(regs, rn, true);
-		reg_set(regs, rd, true, insn & BIT(30) ? base - imm : base + imm);
-		break;
-	default:
-		return false;
-	}
-	instruction_pointer_set(regs, instruction_pointer(regs) + AARCH64_INSN_SIZE);
-	/* As after any instruction that is not a branch. */
-	regs->pstate &= ~PSR_BTYPE_MASK;
-	return true;
-}
-
 bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
 {
 	unsigned long pc = instruction_pointer(regs);
 
 	if (!arm64_probe_simulated(au->class))
-		return au->class == ARM64_PROBE_STEP &&
-		       emulate_frame_insn(le32_to_cpu(au->insn), regs);
-	/* An unreadable literal faults here as the load would in place. */
-	if (!arm64_probe_simulate(le32_to_cpu(au->insn), au->class, pc, regs,
-				  &uprobe_policy))
-		force_sig_fault(SIGSEGV, SEGV_MAPERR, (void __user *)pc);
+		return false;
+	if (arm64_probe_simulate(le32_to_cpu(au->insn), au->class, pc, regs,
+				 &uprobe_policy))
+		return true;
+	/* A frame instruction that declined runs from the slot... */
+	if (arm64_probe_may_step(au->class))
+		return false;
+	/* ...an unreadable literal faults here as the load would in place. */
+	force_sig_fault(SIGSEGV, SEGV_MAPERR, (void __user *)pc);
 	return true;
 }
 
