@@ -8,6 +8,7 @@
 #   make clients [ARCH=...] [VARIANT=...] [DEBIAN=bookworm]   bpftrace, perf...
 #       on a Debian guest, kernel with DWARF and BTF (FLAVOR=debuginfo)
 #   make debian-shell [ARCH=...]   a shell in that guest
+#   make docs   Documentation/trace through Sphinx, no warning in ours
 #   make series | make build | make setup | make clean
 
 VARIANT ?= ours
@@ -21,10 +22,10 @@ S := scripts
 ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)
 CLIENTS_FLAVOR = $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),debuginfo)
 
-.PHONY: help setup build check check-all clients debian-shell bench torture run shell series clean distclean
+.PHONY: help setup build check check-all clients debian-shell bench torture run shell series docs clean distclean
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(S)/setup.sh
@@ -63,6 +64,10 @@ run shell: setup
 
 series: setup
 	@python3 $(S)/series.py
+
+docs:
+	@$(S)/setup.sh --docs
+	@$(S)/docs.sh
 
 clean:
 	rm -rf out/build out/initramfs out/logs out/ours out/series out/bench

@@ -21,6 +21,8 @@ host_packages="build-essential flex bison bc libelf-dev libssl-dev cpio rsync pa
 # `make bench` also draws its chart, and scripts/profile.sh builds a QEMU
 # plugin (QEMU's plugin header includes glib's).
 [ "${1:-}" = --bench ] && host_packages="$host_packages gnuplot-nox libglib2.0-dev pkg-config"
+# `make docs` builds Documentation/trace with Sphinx.
+[ "${1:-}" = --docs ] && host_packages="$host_packages python3-sphinx python3-yaml"
 
 sudo_if_needed() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
