@@ -15,6 +15,10 @@ out=$(bpftrace -e 'kprobe:param_attr_store /pid == cpid/ {
 	kretprobe:param_attr_store /pid == cpid/ { @ret = sum((int64)retval); }' \
 	-c "/bin/bash $CLIENTS/kcall 2 3 3 5" 2>&1)
 echo "$out"
+# bpftrace 0.17 (Debian 12) copies the 2 bytes whole, the written newline
+# included, where 0.23 keeps room for the terminating NUL: a key "3\n"
+# prints over two lines.  Join them, so both read as the text 3.
+out=$(echo "$out" | sed -z 's/\n\]/]/g')
 [ "$(value '@mod[kprobes_target]' "$out")" = 4 ] || fail "expected 4 stores into kprobes_target"
 [ "$(value '@text[3]' "$out")" = 2 ] || fail "expected the text 3 twice"
 [ "$(value '@text[2]' "$out")" = 1 ] || fail "expected the text 2 once"
