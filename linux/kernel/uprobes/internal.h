@@ -119,7 +119,7 @@ static inline loff_t uprobe_file_offset(struct vm_area_struct *vma,
 struct xol_area *uprobe_xol_get(struct mm_struct *mm);
 unsigned long uprobe_xol_take(struct xol_area *area);
 void uprobe_xol_fill(struct xol_area *area, unsigned long slot,
-		   const void *code, size_t len);
+		     const void *code, size_t len);
 void uprobe_xol_release(struct xol_area *area, unsigned long slot);
 unsigned long uprobe_xol_trampoline_vaddr(struct mm_struct *mm);
 void uprobe_dup_xol_work(struct callback_head *work);

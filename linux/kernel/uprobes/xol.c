@@ -197,7 +197,7 @@ unsigned long uprobe_xol_take(struct xol_area *xa)
 
 /* Write @len bytes of @code to @slot, ready to be run. */
 void uprobe_xol_fill(struct xol_area *xa, unsigned long slot,
-		   const void *code, size_t len)
+		     const void *code, size_t len)
 {
 	void *kaddr = kmap_local_page(xa->code_page);
 	void *at = kaddr + (slot - xa->base);
