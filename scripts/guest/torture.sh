@@ -5,24 +5,26 @@
 # fault sweep (fault_kunit.sh loads it) prints its own suite as well.
 # usage: torture.sh SECONDS
 d=${1:-600}
-ksft=/tests/kselftest/kprobes
+ksft=/tests/kselftest
 n=0
 verdict=ok
 results=
 
-# Run a kselftest script of the kprobes collection as one case.
+# case_of COLLECTION SCRIPT [VAR=value...]: run a kselftest script of
+# the kprobes or uprobes collection as one case.
 case_of() {
-	name=$1
-	shift
+	dir=$ksft/$1
+	name=$2
+	shift 2
 	n=$((n + 1))
 	# Every script here is built into every torture initramfs.
-	if [ ! -x "$ksft/$name" ]; then
+	if [ ! -x "$dir/$name" ]; then
 		results="$results
     not ok $n $name # not built"
 		verdict="not ok"
 		return
 	fi
-	out=$(cd "$ksft" && env "$@" timeout $((d + 900)) "./$name" 2>&1)
+	out=$(cd "$dir" && env "$@" timeout $((d + 900)) "./$name" 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/    # /'
 	case $rc in
@@ -77,12 +79,12 @@ kmemleak_case() {
 echo "    KTAP version 1"
 echo "    # Subtest: torture"
 echo "    # duration $d s"
-case_of torture.sh KPROBETORTURE_DURATION="$d" KPROBETORTURE_CHECK_POST=1
-case_of uprobe_torture.sh UPROBE_TORTURE_DURATION="$d"
-case_of fault_kunit.sh
-case_of fault_sweep.sh
-case_of hostile_args.sh HOSTILE_WAIT=600
-case_of probe_fuzz.sh PROBE_FUZZ_SECONDS=$((d / 4 + 30)) PROBE_FUZZ_COUNT=$((d * 40 + 4000))
+case_of kprobes torture.sh KPROBETORTURE_DURATION="$d" KPROBETORTURE_CHECK_POST=1
+case_of uprobes uprobe_torture.sh UPROBE_TORTURE_DURATION="$d"
+case_of kprobes fault_kunit.sh
+case_of kprobes fault_sweep.sh
+case_of kprobes hostile_args.sh HOSTILE_WAIT=600
+case_of kprobes probe_fuzz.sh PROBE_FUZZ_SECONDS=$((d / 4 + 30)) PROBE_FUZZ_COUNT=$((d * 40 + 4000))
 kmemleak_case
 echo "    1..$n"
 echo "$results" | sed '/^$/d'

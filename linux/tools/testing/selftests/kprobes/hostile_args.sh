@@ -20,7 +20,8 @@ need_probe_fs
 MOD=kprobes_hostile
 KO="$(dirname "$0")/test_modules/$MOD.ko"
 [ -f "$KO" ] || ksft_skip "$KO was not built"
-PROG=$(cd "$(dirname "$0")" && pwd)/uprobe_target
+# The uprobe cases probe the uprobes selftests' uprobe_target.
+PROG=$(cd "$(dirname "$0")" && pwd)/../uprobes/uprobe_target
 WAIT=${HOSTILE_WAIT:-100}
 PATTERN='WARNING:|BUG:|Oops|KASAN|UBSAN|refcount_t|suspected memory leak'
 PATTERN="$PATTERN|list_add corruption|list_del corruption|inconsistent lock state"

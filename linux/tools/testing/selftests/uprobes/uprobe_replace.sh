@@ -8,8 +8,8 @@
 # reference) and registers a new one at the same place; then the handler
 # returns UPROBE_HANDLER_REMOVE.  The new consumer must go on seeing
 # every call.
-. "$(dirname "$0")/probe_lib.sh"
-need_probe_fs
+. "$(dirname "$0")/module_lib.sh"
+need_uprobes_kernel
 serve_pid_target uprobes_race_test
 PATTERN='refcount_t|use-after-free|WARNING:'
 warnings() { dmesg | grep -c -E "$PATTERN"; }

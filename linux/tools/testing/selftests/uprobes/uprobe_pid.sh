@@ -9,8 +9,8 @@
 # callback), a breakpoint that is not ours is refused (-EEXIST), and
 # after the process execs its probes are gone and unregistering them
 # does nothing.
-. "$(dirname "$0")/probe_lib.sh"
-need_probe_fs
+. "$(dirname "$0")/module_lib.sh"
+need_uprobes_kernel
 serve_pid_target uprobes_pid_test
 # work(i) = 3i + 1 summed over i < n
 sum() { echo $(($1 * (3 * $1 - 1) / 2)); }

@@ -8,8 +8,8 @@
 # unregistered, then after the lookup missed while (swap) probe B is
 # registered at the same file offset.  B's breakpoint is no reason for a
 # SIGTRAP: the hit must run B.  Without B (drop) the call runs unprobed.
-. "$(dirname "$0")/probe_lib.sh"
-need_probe_fs
+. "$(dirname "$0")/module_lib.sh"
+need_uprobes_kernel
 serve_pid_target uprobes_miss_test
 
 read -r WORK DEAD <&4 || fail "no addresses from $PROG"

@@ -1,48 +1,42 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A uprobes torture run: the uprobes_torture module registers and
-# unregisters consumers (entry, return, both, with and without a filter;
-# several per site; synced one by one and in batches) on the functions
-# of a running uprobe_torture_target, whose threads call them and check
-# every result while it forks children that call them and exec it anew.
-# The module's verdict says whether any hit in the target was lost or
-# invented, or any handler ran after its unregistration was synced; the
-# target says whether any result was wrong or any child failed (killed
-# by SIGTRAP, say).  The kernel must log no warning meanwhile.  Calls
-# an emulator ran on stale text (no trap although the breakpoint was in
-# memory all along) are counted apart, as "stale", and do not fail.
-# Beside it, on a kernel with process probes, uprobes_pid_torture churns
-# process probes on the same functions: from process context, from
-# handlers (several threads at once) and on the target's short-lived
-# children, which exit or exec meanwhile; it audits them the same way
-# (a hit in any other process is invented).
+# A uprobes torture run (CONFIG_UPROBES_TORTURE_TEST): the uprobetorture
+# module registers and unregisters consumers (entry, return, both, with
+# and without a filter; several per site; synced one by one and in
+# batches) on the functions of a running uprobe_torture_target, whose
+# threads call them and check every result while it forks children that
+# call them and exec it anew.  The module's verdict says whether any hit
+# in the target was lost or invented, or any handler ran after its
+# unregistration was synced; the target says whether any result was
+# wrong or any child failed (killed by SIGTRAP, say).  The kernel must
+# log no warning meanwhile.  Calls an emulator ran on stale text (no trap
+# although the breakpoint was in memory all along) are counted apart, as
+# "stale", and do not fail.
+# Beside it, uprobetorture_pid churns process probes on the same
+# functions: from process context, from handlers (several threads at
+# once) and on the target's short-lived children, which exit or exec
+# meanwhile; it audits them the same way (a hit in any other process is
+# invented).
 # UPROBE_TORTURE_DURATION sets the seconds (default 20).
-. "$(dirname "$0")/probe_lib.sh"
+. "$(dirname "$0")/module_lib.sh"
 D=${UPROBE_TORTURE_DURATION:-20}
-MOD=uprobes_torture
-PMOD=uprobes_pid_torture
-DIR=$(cd "$(dirname "$0")" && pwd)
-PROG=$DIR/uprobe_torture_target
-KO=$DIR/test_modules/$MOD.ko
-PKO=$DIR/test_modules/$PMOD.ko
+MOD=uprobetorture
+PMOD=uprobetorture_pid
+PROG=$HERE/uprobe_torture_target
 T=/tmp/uprobe_torture.$$
 PATTERN='WARNING:|BUG:|Oops|KASAN|refcount_t|list_add corruption'
 PATTERN="$PATTERN|list_del corruption|inconsistent lock state|circular locking"
 PATTERN="$PATTERN|possible recursive locking"
 
-[ "$(id -u)" -eq 0 ] || ksft_skip "must run as root"
+need_uprobes_kernel
 [ -x "$PROG" ] || ksft_skip "no $PROG"
-[ -f "$KO" ] || ksft_skip "$KO was not built"
-if [ -r /proc/kallsyms ] && ! grep -q ' uprobe_register$' /proc/kallsyms; then
-	ksft_skip "no uprobes in this kernel (CONFIG_UPROBES)"
-fi
+[ -n "$(find /lib/modules/"$(uname -r)" -name "$MOD.ko*" 2>/dev/null)" ] ||
+	ksft_skip "no $MOD module in this kernel (CONFIG_UPROBES_TORTURE_TEST)"
 rmmod $MOD 2>/dev/null
 rmmod $PMOD 2>/dev/null
-# Process probes are ours only: without the module, the 6.12 part alone.
-[ -f "$PKO" ] || PMOD=
 
 warnings() { dmesg | grep -c -E "$PATTERN"; }
-verdicts() { dmesg | grep -c -E "($MOD${PMOD:+|$PMOD}): verdict"; }
+verdicts() { dmesg | grep -c -E "($MOD|$PMOD): verdict"; }
 before=$(warnings)
 seen=$(verdicts)
 
@@ -56,7 +50,7 @@ finish() {
 		TPID=
 	fi
 	rmmod $MOD 2>/dev/null
-	[ -n "$PMOD" ] && rmmod $PMOD 2>/dev/null
+	rmmod $PMOD 2>/dev/null
 }
 # A kselftest timeout sends TERM: stop the target and the module first.
 trap 'finish; exit 1' INT TERM
@@ -65,7 +59,7 @@ fail() {
 	# Above 128: the shell's way of saying a signal (status - 128) ended it.
 	[ -n "${status:-}" ] && echo "# target: exit status $status"
 	[ -s $T.err ] && sed 's/^/# target: /' $T.err | head -n 10
-	dmesg | grep -E "($MOD${PMOD:+|$PMOD}):" | tail -n 12 | sed 's/^/# /'
+	dmesg | grep -E "($MOD|$PMOD):" | tail -n 12 | sed 's/^/# /'
 	rm -f $T.out $T.err $T.stop
 	ksft_fail "$*"
 }
@@ -90,15 +84,12 @@ addrs=$(echo "$ready" | sed -n 's/.* addrs=\([0-9a-fx,]*\).*/\1/p')
 [ "$pid" = "$TPID" ] && [ -n "$counters" ] && [ -n "$offsets" ] &&
 	[ -n "$addrs" ] || fail "cannot parse the target's line: $ready"
 
-insmod "$KO" path="$PROG" pid="$pid" counters="$counters" \
+modprobe $MOD path="$PROG" pid="$pid" counters="$counters" \
 	offsets="$offsets" duration="$D" ||
-	fail "cannot load $KO (see dmesg)"
-want=$((seen + 1))
-if [ -n "$PMOD" ]; then
-	insmod "$PKO" pid="$pid" counters="$counters" vaddrs="$addrs" \
-		duration="$D" || fail "cannot load $PKO (see dmesg)"
-	want=$((seen + 2))
-fi
+	fail "cannot load $MOD (see dmesg)"
+modprobe $PMOD pid="$pid" counters="$counters" vaddrs="$addrs" \
+	duration="$D" || fail "cannot load $PMOD (see dmesg)"
+want=$((seen + 2))
 waited=0
 while [ "$(verdicts)" -lt "$want" ]; do
 	[ $waited -lt $((D + 60)) ] || fail "no verdict after $waited s"
@@ -127,25 +118,23 @@ children=$(echo "$summary" | sed -n 's/.*children=\([0-9]*\).*/\1/p')
 [ "${children:-0}" -gt 0 ] || fail "the target forked no child: $summary"
 [ "$status" = 0 ] || fail "the target failed (status $status): $summary"
 [ -n "$summary" ] || fail "the target printed no summary"
-if [ -n "$PMOD" ]; then
-	pstats=$(dmesg | grep "$PMOD: registrations" | tail -n 1 |
-		sed "s/.*$PMOD: //")
-	pverdict=$(dmesg | grep "$PMOD: verdict" | tail -n 1 |
-		sed "s/.*$PMOD: //")
-	echo "# process probes: $pstats"
-	case "$pverdict" in
-	"verdict PASS"*) ;;
-	*) fail "process probes: $pverdict" ;;
-	esac
-	# Calls from handlers and from process context must both have run.
-	for what in registrations hits queued callbacks rounds \
-		pc-unregistrations; do
-		n=$(echo " $pstats" | sed -n "s/.* $what \([0-9]*\).*/\1/p")
-		[ "${n:-0}" -gt 0 ] ||
-			fail "process probes: no $what in the run: $pstats"
-	done
-	verdict="$verdict; process probes: $pverdict"
-fi
+pstats=$(dmesg | grep "$PMOD: registrations" | tail -n 1 |
+	sed "s/.*$PMOD: //")
+pverdict=$(dmesg | grep "$PMOD: verdict" | tail -n 1 |
+	sed "s/.*$PMOD: //")
+echo "# process probes: $pstats"
+case "$pverdict" in
+"verdict PASS"*) ;;
+*) fail "process probes: $pverdict" ;;
+esac
+# Calls from handlers and from process context must both have run.
+for what in registrations hits queued callbacks rounds \
+	pc-unregistrations; do
+	n=$(echo " $pstats" | sed -n "s/.* $what \([0-9]*\).*/\1/p")
+	[ "${n:-0}" -gt 0 ] ||
+		fail "process probes: no $what in the run: $pstats"
+done
+verdict="$verdict; process probes: $pverdict"
 [ "$after" = "$before" ] ||
 	fail "the kernel warned: $(dmesg | grep -E "$PATTERN" | tail -n 3)"
 rm -f $T.out $T.err $T.stop

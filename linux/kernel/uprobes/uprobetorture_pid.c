@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uprobes_pid_torture: process probes (struct pid_uprobe, struct
+ * uprobetorture_pid: process probes (struct pid_uprobe, struct
  * pid_uretprobe) that come and go on a busy program, beside the
- * uprobes_torture module's file consumers on the same functions
+ * uprobetorture module's file consumers on the same functions
  * (uprobe_torture.sh loads both on one uprobe_torture_target).
  *
  * Parameters: the process (pid), the user address of its counters
@@ -40,12 +40,12 @@
  *    queued calls, callbacks of the right kind), or a registered probe
  *    has no breakpoint in its process.
  * Calls an emulator ran on stale text are told from lost hits as in
- * uprobes_torture: kprobes count each slot's traps in its process and
+ * uprobetorture: kprobes count each slot's traps in its process and
  * the engine's removals there, and calls under a registration that
  * cannot have trapped, with the breakpoint checked in place when it
  * armed and never taken out until it disarmed, are reported as stale.
- * The last lines are "uprobes_pid_torture: registrations ..." and
- * "uprobes_pid_torture: verdict PASS|FAIL lost N invented N late N
+ * The last lines are "uprobetorture_pid: registrations ..." and
+ * "uprobetorture_pid: verdict PASS|FAIL lost N invented N late N
  * errors N".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -1028,7 +1028,7 @@ static struct pt_slot *new_slot(enum pt_class cls, int func, bool ret)
 	return s;
 }
 
-static int __init uprobes_pid_torture_init(void)
+static int __init uprobetorture_pid_init(void)
 {
 	int i, ret;
 
@@ -1112,7 +1112,7 @@ drop_mm:
 	return ret;
 }
 
-static void __exit uprobes_pid_torture_exit(void)
+static void __exit uprobetorture_pid_exit(void)
 {
 	kthread_stop(supervisor_task);
 	unregister_kprobe(&removal_kp);
@@ -1120,7 +1120,7 @@ static void __exit uprobes_pid_torture_exit(void)
 	mmdrop(target_mm);
 }
 
-module_init(uprobes_pid_torture_init);
-module_exit(uprobes_pid_torture_exit);
+module_init(uprobetorture_pid_init);
+module_exit(uprobetorture_pid_exit);
 MODULE_DESCRIPTION("uprobes torture test: process probes churned from process context and from handlers");
 MODULE_LICENSE("GPL");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Target for uprobe_torture.sh: a busy program whose functions the
- * uprobes_torture module probes and unprobes while it runs.
+ * uprobetorture module probes and unprobes while it runs.
  *
  *   uprobe_torture_target [--threads T] [--stop-file F] [--seconds S]
  *

@@ -6,8 +6,8 @@
 # SP arithmetic emulated, an add stepped): every probe counts exactly the
 # calls made, and the program computes the same results as without
 # probes.
-. "$(dirname "$0")/probe_lib.sh"
-need_probe_fs tracefs
+. "$(dirname "$0")/module_lib.sh"
+need_uprobes_kernel tracefs
 PROG=$(cd "$(dirname "$0")" && pwd)/uprobe_target
 CALLS=10
 U=$TRACE_DIR/uprobe_events

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uprobes_torture: file uprobes that come and go on a busy program
+ * uprobetorture: file uprobes that come and go on a busy program
  * (uprobe_torture.sh runs it on uprobe_torture_target).
  *
  * Parameters name the program's file (path), the running process (pid),
@@ -38,8 +38,8 @@
  * it out of the target (uprobe_remove(), also kprobed) in between never.
  * Stale calls are reported, not failed; anything else missing is lost.
  *
- * The last lines are "uprobes_torture: registrations ..." (statistics)
- * and "uprobes_torture: verdict PASS|FAIL lost N invented N late N
+ * The last lines are "uprobetorture: registrations ..." (statistics)
+ * and "uprobetorture: verdict PASS|FAIL lost N invented N late N
  * errors N".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -711,7 +711,7 @@ static int check_offsets(void)
 	return ret;
 }
 
-static int __init uprobes_torture_init(void)
+static int __init uprobetorture_init(void)
 {
 	int i, k, ret;
 
@@ -817,7 +817,7 @@ put_path:
 	return ret;
 }
 
-static void __exit uprobes_torture_exit(void)
+static void __exit uprobetorture_exit(void)
 {
 	/* Ends the run early if it is still going: verdict included. */
 	kthread_stop(supervisor_task);
@@ -828,7 +828,7 @@ static void __exit uprobes_torture_exit(void)
 	path_put(&target_path);
 }
 
-module_init(uprobes_torture_init);
-module_exit(uprobes_torture_exit);
+module_init(uprobetorture_init);
+module_exit(uprobetorture_exit);
 MODULE_DESCRIPTION("uprobes torture test: consumers churned on a running program");
 MODULE_LICENSE("GPL");

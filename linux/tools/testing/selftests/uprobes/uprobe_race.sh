@@ -7,8 +7,8 @@
 # up the return probe nor step the instruction through the dead probe:
 # the call returns its right value, no return is reported, later calls
 # run unprobed, and the kernel logs no reference-count warning.
-. "$(dirname "$0")/probe_lib.sh"
-need_probe_fs
+. "$(dirname "$0")/module_lib.sh"
+need_uprobes_kernel
 serve_pid_target uprobes_race_test
 PATTERN='refcount_t|use-after-free|WARNING:'
 warnings() { dmesg | grep -c -E "$PATTERN"; }

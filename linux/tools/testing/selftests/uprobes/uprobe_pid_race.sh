@@ -19,8 +19,8 @@
 #    unregistration has started, and that unregistration's walk then held
 #    before it reaches the child: the child waits for it before it runs,
 #    and never sees the breakpoint.
-. "$(dirname "$0")/probe_lib.sh"
-need_probe_fs
+. "$(dirname "$0")/module_lib.sh"
+need_uprobes_kernel
 serve_pid_target uprobes_pid_race
 # Every case runs even after one failed, so that a run tells which
 # windows are broken; the verdict comes at the end.
