@@ -6,10 +6,10 @@
  * with interrupts off, which also holds back any text synchronisation)
  * while this CPU makes the change, so a core that publishes something too
  * early, or frees it too early, fails here every time: usually by
- * crashing the kernel, which fails the run.
+ * crashing the kernel, which fails the run.  The port's suites hold the
+ * windows that only exist on that port (kprobes_x86: jump optimization).
  */
 #include <kunit/test.h>
-#include <kunit/static_stub.h>
 #include <linux/kprobes.h>
 #include <linux/kallsyms.h>
 #include <linux/kthread.h>
@@ -18,14 +18,7 @@
 
 #include "internal.h"
 #include "kprobes_kunit.h"
-
-/* The longest a case holds the other CPU; each ends far sooner. */
-#define HOLD_MAX_NS	(2 * NSEC_PER_SEC)
-/*
- * The longest a case sleeps waiting for the other CPU to get somewhere.
- * Generous: under TCG on a busy host the other vCPU may get little time.
- */
-#define REACH_MAX_NS	(20 * NSEC_PER_SEC)
+#include "kprobes_window_kunit.h"
 
 static noinline int krc_target(int x)
 {
@@ -46,160 +39,19 @@ static int krc_target_expected(int x)
 	return x * 5 - 2;
 }
 
-static bool past(u64 deadline)
-{
-	return ktime_get_mono_fast_ns() > deadline;
-}
-
-/* Wait (sleeping) until *@flag is set; false after REACH_MAX_NS. */
-static bool wait_for_flag(bool *flag)
-{
-	u64 deadline = ktime_get_mono_fast_ns() + REACH_MAX_NS;
-
-	while (!READ_ONCE(*flag)) {
-		if (past(deadline))
-			return false;
-		usleep_range(50, 100);
-	}
-	return true;
-}
-
-/*
- * A thread on the other CPU calling @fn over and over, checking each
- * result; on request, it makes one stretch of calls with interrupts off,
- * calling @watch after each until @watch says it has seen enough.
- */
-struct hot_caller {
-	struct task_struct *task;
-	int (*fn)(int x);
-	int (*expected)(int x);
-	bool (*watch)(struct hot_caller *h);
-	atomic_long_t calls;
-	bool want_stretch, in_stretch, stretch_done;
-	bool stop, wrong;
-};
-
-static void hot_call(struct hot_caller *h, int x)
-{
-	if (h->fn(x) != h->expected(x))
-		WRITE_ONCE(h->wrong, true);
-	atomic_long_inc(&h->calls);
-}
-
-static void hot_stretch(struct hot_caller *h, int *x)
-{
-	u64 deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
-	unsigned long flags;
-
-	local_irq_save(flags);
-	WRITE_ONCE(h->in_stretch, true);
-	do {
-		hot_call(h, (*x)++ & 0xffff);
-	} while (!h->watch(h) && !past(deadline));
-	WRITE_ONCE(h->in_stretch, false);
-	local_irq_restore(flags);
-	WRITE_ONCE(h->want_stretch, false);
-	WRITE_ONCE(h->stretch_done, true);
-}
-
-static int hot_loop(void *data)
-{
-	struct hot_caller *h = data;
-	int x = 0;
-
-	while (!READ_ONCE(h->stop)) {
-		if (READ_ONCE(h->want_stretch))
-			hot_stretch(h, &x);
-		hot_call(h, x++ & 0xffff);
-		/*
-		 * A voluntary switch now and then: on preemptible kernels a
-		 * detour is retired only after every task has made one.
-		 */
-		if (!(x % 16))
-			usleep_range(10, 20);
-	}
-	return 0;
-}
-
-/* Start @fn(@data) on a CPU other than this one; stopped at the case's end. */
-static struct task_struct *run_elsewhere(struct kunit *test,
-					 int (*fn)(void *), void *data)
-{
-	struct task_struct *task;
-
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs a second CPU");
-	task = kthread_create(fn, data, "krc_other");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	kthread_bind(task, cpumask_any_but(cpu_online_mask,
-					   raw_smp_processor_id()));
-	get_task_struct(task);
-	wake_up_process(task);
-	return task;
-}
-
-static void stop_hot_caller(struct hot_caller *h)
-{
-	if (!h->task)
-		return;
-	WRITE_ONCE(h->stop, true);
-	kthread_stop(h->task);
-	put_task_struct(h->task);
-	h->task = NULL;
-}
-
-KUNIT_DEFINE_ACTION_WRAPPER(stop_hot_caller_action, stop_hot_caller,
-			    struct hot_caller *);
-
-static struct hot_caller *
-start_hot_caller(struct kunit *test, int (*fn)(int x), int (*expected)(int x))
-{
-	struct hot_caller *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, h);
-	h->fn = fn;
-	h->expected = expected;
-	h->task = run_elsewhere(test, hot_loop, h);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, stop_hot_caller_action,
-							h), 0);
-	return h;
-}
-
-/*
- * Have the caller start a stretch with interrupts off, and wait until it
- * is seen running.  On a loaded host this CPU may get no time for the
- * whole of a stretch (HOLD_MAX_NS), which then ends unseen: ask again.
- */
-static void begin_stretch(struct kunit *test, struct hot_caller *h)
-{
-	u64 deadline = ktime_get_mono_fast_ns() + REACH_MAX_NS;
-
-	while (!past(deadline)) {
-		WRITE_ONCE(h->stretch_done, false);
-		WRITE_ONCE(h->want_stretch, true);
-		while (!READ_ONCE(h->in_stretch) && !READ_ONCE(h->stretch_done) &&
-		       !past(deadline))
-			usleep_range(50, 100);
-		if (READ_ONCE(h->in_stretch))
-			return;
-	}
-	KUNIT_FAIL_AND_ABORT(test, "the other CPU never began a stretch");
-}
-
 /* Hits of the case's own calls; the other CPU's are not counted. */
 static struct task_struct *tester;
 static atomic_t hits, posts;
 
-static __maybe_unused int count_pre(struct kprobe *kp, struct pt_regs *regs)
+static int count_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	if (current == READ_ONCE(tester))
 		atomic_inc(&hits);
 	return 0;
 }
 
-static __maybe_unused void count_post(struct kprobe *kp,
-				      struct pt_regs *regs,
-				      unsigned long flags)
+static void count_post(struct kprobe *kp, struct pt_regs *regs,
+		       unsigned long flags)
 {
 	if (current == READ_ONCE(tester))
 		atomic_inc(&posts);
@@ -230,9 +82,10 @@ static int hold_until_chain_replaced(struct kprobe *kp, struct pt_regs *regs)
 	if (current != READ_ONCE(holder) || !head || !kprobe_is_site(head))
 		return 0;
 	chain = rcu_access_pointer(to_site(head)->chain);
-	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+	deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_HOLD_MAX_NS;
 	WRITE_ONCE(holding, true);
-	while (rcu_access_pointer(to_site(head)->chain) == chain && !past(deadline))
+	while (rcu_access_pointer(to_site(head)->chain) == chain &&
+	       !kprobe_kunit_past(deadline))
 		cpu_relax();
 	WRITE_ONCE(chain_replaced, rcu_access_pointer(to_site(head)->chain) != chain);
 	/* Let the other CPU run on to where it waits for this hit. */
@@ -278,8 +131,8 @@ static void krc_kretprobe_leaves_shared_site(struct kunit *test)
 	/* Both at one address: one site, @first's handler ahead of the kretprobe's. */
 	KUNIT_ASSERT_TRUE(test, kprobe_is_site(get_kprobe(first->addr)));
 
-	task = run_elsewhere(test, call_target_once, NULL);
-	if (!wait_for_flag(&holding)) {
+	task = kprobe_kunit_run_elsewhere(test, call_target_once, NULL);
+	if (!kprobe_kunit_wait_for_flag(&holding)) {
 		kthread_stop(task);
 		put_task_struct(task);
 		KUNIT_FAIL(test, "the other CPU never hit the probe");
@@ -287,7 +140,7 @@ static void krc_kretprobe_leaves_shared_site(struct kunit *test)
 		return;
 	}
 	unregister_kretprobe(&krp);
-	KUNIT_EXPECT_TRUE(test, wait_for_flag(&held_call_done));
+	KUNIT_EXPECT_TRUE(test, kprobe_kunit_wait_for_flag(&held_call_done));
 	kthread_stop(task);
 	put_task_struct(task);
 	WRITE_ONCE(holder, NULL);
@@ -320,12 +173,12 @@ static atomic_t late_pre, late_post;
 
 static int hold_until_released(struct kprobe *kp, struct pt_regs *regs)
 {
-	u64 deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+	u64 deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_HOLD_MAX_NS;
 
 	if (current != READ_ONCE(holder))
 		return 0;
 	WRITE_ONCE(holding, true);
-	while (!READ_ONCE(held_released) && !past(deadline))
+	while (!READ_ONCE(held_released) && !kprobe_kunit_past(deadline))
 		cpu_relax();
 	return 0;
 }
@@ -363,12 +216,12 @@ static bool while_hit_held(struct kunit *test, void (*act)(struct kunit *test))
 	atomic_set(&late_pre, 0);
 	atomic_set(&late_post, 0);
 	WRITE_ONCE(holder, NULL);
-	task = run_elsewhere(test, call_target_once, NULL);
-	held = wait_for_flag(&holding);
+	task = kprobe_kunit_run_elsewhere(test, call_target_once, NULL);
+	held = kprobe_kunit_wait_for_flag(&holding);
 	act(test);
 	held = held && !READ_ONCE(held_call_done);
 	WRITE_ONCE(held_released, true);
-	KUNIT_EXPECT_TRUE(test, wait_for_flag(&held_call_done));
+	KUNIT_EXPECT_TRUE(test, kprobe_kunit_wait_for_flag(&held_call_done));
 	kthread_stop(task);
 	put_task_struct(task);
 	WRITE_ONCE(holder, NULL);
@@ -479,44 +332,6 @@ static void krc_post_follows_own_pre_when_disabled(struct kunit *test)
 	post_follows_own_pre(test, (void *)krc_target + offset);
 }
 
-/*
- * Slots freed during a case are filled with instructions that trap and
- * kept out of reuse, so a hit that still runs in one after it was freed
- * oopses.  When a hot caller is named, each free also lets it make a few
- * more calls first.
- */
-#define QUARANTINE_MAX	64
-
-static struct hot_caller *quarantine_caller;
-static kprobe_opcode_t *quarantine[QUARANTINE_MAX];
-static int nr_quarantined;
-
-static void quarantine_slot(kprobe_opcode_t *slot)
-{
-	struct hot_caller *h = quarantine_caller;
-	u8 poison[KPROBE_INSN_SLOT_SIZE];
-	long calls;
-	u64 deadline;
-
-	memset(poison, KPROBE_SLOT_POISON, sizeof(poison));
-	arch_write_insn_slot(slot, poison, sizeof(poison));
-	if (nr_quarantined < QUARANTINE_MAX)
-		quarantine[nr_quarantined++] = slot;
-	if (!h)
-		return;
-	calls = atomic_long_read(&h->calls) + 3;
-	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
-	while (atomic_long_read(&h->calls) < calls && !past(deadline))
-		cpu_relax();
-}
-
-/* After the stub is gone: give the slots back for real. */
-static void release_quarantine(void *unused)
-{
-	quarantine_caller = NULL;
-	while (nr_quarantined)
-		kprobe_free_insn_slot(quarantine[--nr_quarantined]);
-}
 
 /*
  * A probe is unregistered while another CPU's hit on it is between its
@@ -535,10 +350,10 @@ static int hold_until_detached(struct kprobe *kp, struct pt_regs *regs)
 
 	if (current != READ_ONCE(holder))
 		return 0;
-	deadline = ktime_get_mono_fast_ns() + HOLD_MAX_NS;
+	deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_HOLD_MAX_NS;
 	WRITE_ONCE(holding, true);
 	/* A lone probe is on the core's list until it is detached. */
-	while (!list_empty(&kp->list) && !past(deadline))
+	while (!list_empty(&kp->list) && !kprobe_kunit_past(deadline))
 		cpu_relax();
 	WRITE_ONCE(detached, list_empty(&kp->list));
 	mdelay(20);
@@ -554,11 +369,7 @@ static void krc_slot_outlives_stepping_hit(struct kunit *test)
 
 	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)krc_target,
 							    &size, &offset));
-	nr_quarantined = 0;
-	quarantine_caller = NULL;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, release_quarantine,
-							NULL), 0);
-	kunit_activate_static_stub(test, kprobe_free_insn_slot, quarantine_slot);
+	kprobe_kunit_quarantine_slots(test, NULL);
 
 	/*
 	 * The first instruction that runs from a slot (a post_handler keeps
@@ -571,9 +382,9 @@ static void krc_slot_outlives_stepping_hit(struct kunit *test)
 					.post_handler = count_post };
 		if (register_kprobe(kp))
 			continue;
-		freed = nr_quarantined;
+		freed = kprobe_kunit_nr_quarantined;
 		unregister_kprobe(kp);
-		if (nr_quarantined > freed)
+		if (kprobe_kunit_nr_quarantined > freed)
 			break;
 	}
 	KUNIT_ASSERT_LT(test, offset, size);
@@ -586,23 +397,23 @@ static void krc_slot_outlives_stepping_hit(struct kunit *test)
 				.pre_handler = hold_until_detached,
 				.post_handler = count_post };
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
-	freed = nr_quarantined;
-	task = run_elsewhere(test, call_target_once, NULL);
-	if (!wait_for_flag(&holding)) {
+	freed = kprobe_kunit_nr_quarantined;
+	task = kprobe_kunit_run_elsewhere(test, call_target_once, NULL);
+	if (!kprobe_kunit_wait_for_flag(&holding)) {
 		kthread_stop(task);
 		put_task_struct(task);
 		KUNIT_FAIL(test, "the other CPU never hit the probe");
 		return;
 	}
 	unregister_kprobe(kp);
-	KUNIT_EXPECT_TRUE(test, wait_for_flag(&held_call_done));
+	KUNIT_EXPECT_TRUE(test, kprobe_kunit_wait_for_flag(&held_call_done));
 	kthread_stop(task);
 	put_task_struct(task);
 	WRITE_ONCE(holder, NULL);
 
 	/* The window was open, the slot was freed, and the hit was right. */
 	KUNIT_EXPECT_TRUE(test, detached);
-	KUNIT_EXPECT_GT(test, nr_quarantined, freed);
+	KUNIT_EXPECT_GT(test, kprobe_kunit_nr_quarantined, freed);
 	KUNIT_EXPECT_EQ(test, held_result, krc_target_expected(3));
 }
 
@@ -617,7 +428,7 @@ static void krc_slot_outlives_stepping_hit(struct kunit *test)
  * stop_machine, arm64, keep the breakpoints for the whole stretch; x86
  * takes them out at once and waits for the CPU after.)
  */
-static struct hot_caller *hitting;
+static struct kprobe_hot_caller *hitting;
 static bool unregistering;
 static atomic_t window_hits;
 static int window_calls;
@@ -629,7 +440,7 @@ static int count_window_hit(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static bool watch_unregistration(struct hot_caller *h)
+static bool watch_unregistration(struct kprobe_hot_caller *h)
 {
 	return READ_ONCE(unregistering) && ++window_calls >= 200;
 }
@@ -641,7 +452,7 @@ static void krc_unregister_under_irqs_off_hits(struct kunit *test)
 		test_probe(test, &(struct kprobe) {}),
 	};
 	unsigned long size, offset, second = 0;
-	struct hot_caller *h;
+	struct kprobe_hot_caller *h;
 	int round, tries, n;
 
 	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)krc_target,
@@ -663,7 +474,7 @@ static void krc_unregister_under_irqs_off_hits(struct kunit *test)
 	}
 	KUNIT_ASSERT_NE(test, second, 0UL);
 
-	h = start_hot_caller(test, call_target, krc_target_expected);
+	h = kprobe_kunit_start_hot_caller(test, call_target, krc_target_expected);
 	h->watch = watch_unregistration;
 	WRITE_ONCE(hitting, h);
 	for (round = 0; round < 2; round++) {
@@ -682,14 +493,14 @@ static void krc_unregister_under_irqs_off_hits(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, atomic_read(&posts), n);
 			atomic_set(&window_hits, 0);
 			window_calls = 0;
-			begin_stretch(test, h);
+			kprobe_kunit_begin_stretch(test, h);
 			WRITE_ONCE(unregistering, true);
 			unregister_kprobes(kps, n);
 			/* It could not finish before the other CPU let it. */
 			KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(h->in_stretch),
 					       "round %d", round);
 			WRITE_ONCE(unregistering, false);
-			KUNIT_EXPECT_TRUE(test, wait_for_flag(&h->stretch_done));
+			KUNIT_EXPECT_TRUE(test, kprobe_kunit_wait_for_flag(&h->stretch_done));
 			/* Else the stretch timed out before this CPU began. */
 			if (window_calls >= 200)
 				break;
@@ -699,7 +510,7 @@ static void krc_unregister_under_irqs_off_hits(struct kunit *test)
 			   round, atomic_read(&window_hits), tries);
 		KUNIT_EXPECT_EQ(test, call_target(7), krc_target_expected(7));
 	}
-	stop_hot_caller(h);
+	kprobe_kunit_stop_hot_caller(h);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
 }
 
@@ -758,7 +569,7 @@ static int reregister_requeued(void *unused)
 /* Wait (sleeping, the mutex held) until @n tasks wait for the mutex. */
 static bool wait_for_waiters(unsigned int n)
 {
-	u64 deadline = ktime_get_mono_fast_ns() + REACH_MAX_NS;
+	u64 deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_REACH_MAX_NS;
 	size_t waiting;
 
 	do {
@@ -768,7 +579,7 @@ static bool wait_for_waiters(unsigned int n)
 		if (waiting >= n)
 			return true;
 		usleep_range(50, 100);
-	} while (!past(deadline));
+	} while (!kprobe_kunit_past(deadline));
 	return false;
 }
 
@@ -825,11 +636,11 @@ static void requeue_round(struct kunit *test, kprobe_opcode_t *addr,
 	mutex_unlock(&kprobes_mutex);
 
 	if (!IS_ERR(enabler)) {
-		KUNIT_EXPECT_TRUE(test, wait_for_flag(&enable_done));
+		KUNIT_EXPECT_TRUE(test, kprobe_kunit_wait_for_flag(&enable_done));
 		kthread_stop(enabler);
 	}
 	if (!IS_ERR(reregisterer)) {
-		KUNIT_EXPECT_TRUE(test, wait_for_flag(&reregister_done));
+		KUNIT_EXPECT_TRUE(test, kprobe_kunit_wait_for_flag(&reregister_done));
 		kthread_stop(reregisterer);
 	}
 	KUNIT_ASSERT_TRUE_MSG(test, queued, "the two calls never queued up");
@@ -881,176 +692,6 @@ static void krc_refused_registration_writes_nothing(struct kunit *test)
 }
 #endif
 
-#if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_64)
-/*
- * (x + 7) * 3 + x, with a first instruction (2 bytes) shorter than the
- * jump that replaces it: a hit that resumed after it while the jump is in
- * place would run the jump's displacement as code.
- */
-asm(".pushsection .text\n"
-	".type krc_opt_asm, @function\n"
-	"krc_opt_asm:\n"
-	ASM_ENDBR
-	"	movl %edi, %eax\n"
-	"	addl $7, %eax\n"
-	"	imull $3, %eax, %eax\n"
-	"	addl %edi, %eax\n"
-	ASM_RET
-	".size krc_opt_asm, .-krc_opt_asm\n"
-	".popsection\n");
-
-static int krc_opt_expected(int x)
-{
-	return (x + 7) * 3 + x;
-}
-
-static int (*krc_opt_fn(struct kunit *test))(int x)
-{
-	void *fn = (void *)kallsyms_lookup_name("krc_opt_asm");
-
-	KUNIT_ASSERT_NOT_NULL(test, fn);
-	return fn;
-}
-
-/* Run the optimizer and say whether @kp's site has its jump now. */
-static bool jumped(struct kprobe *kp)
-{
-	wait_for_kprobe_optimizer();
-	return kprobe_optimized(get_kprobe(kp->addr));
-}
-
-/*
- * A post_handler added at a jump-optimized site.  A hit that sees it steps
- * the instruction and resumes right after it, here in the middle of where
- * the jump was: so no byte of the jump may be left once the post_handler
- * shows.  The other CPU holds the window open: it is in a stretch with
- * interrupts off when the jump starts coming out, so the text
- * synchronisation waits for it, and meanwhile it checks, as a hit would
- * find them, the site's post_handler against the bytes in the region.
- * (It keeps calling the function too, but a CPU may go on executing the
- * jump it fetched before the synchronisation: what it reads as data is
- * what a hit on another CPU could meet.)
- */
-static kprobe_opcode_t *watched_addr;
-static u8 watched_bytes[JMP32_INSN_SIZE];
-static int breakpoint_seen, post_over_jump;
-
-static bool watch_jump_and_post(struct hot_caller *h)
-{
-	struct kprobe *head = kprobe_lookup(watched_addr);
-	u8 now[JMP32_INSN_SIZE];
-	bool post;
-
-	if (!head)
-		return false;
-	post = READ_ONCE(head->post_handler);
-	/* The bytes after the post_handler, as a hit reads them. */
-	smp_rmb();
-	memcpy(now, watched_addr, sizeof(now));
-	if (post && memcmp(now + INT3_INSN_SIZE, watched_bytes + INT3_INSN_SIZE,
-			   JMP32_INSN_SIZE - INT3_INSN_SIZE))
-		post_over_jump++;
-	/* The jump is on its way out: watch it a little longer, then let go. */
-	if (now[0] == INT3_INSN_OPCODE)
-		breakpoint_seen++;
-	return breakpoint_seen >= 1000;
-}
-
-static void krc_post_handler_joins_optimized_site(struct kunit *test)
-{
-	int (*fn)(int x) = krc_opt_fn(test);
-	struct kprobe *kp = test_probe(test, &(struct kprobe) {
-		.addr = (void *)fn, .pre_handler = count_pre });
-	struct kprobe *post = test_probe(test, &(struct kprobe) {});
-	struct hot_caller *h;
-	int round;
-
-	watched_addr = (void *)fn;
-	memcpy(watched_bytes, fn, sizeof(watched_bytes));
-	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
-	KUNIT_ASSERT_TRUE(test, jumped(kp));
-	h = start_hot_caller(test, fn, krc_opt_expected);
-	h->watch = watch_jump_and_post;
-	for (round = 0; round < 3; round++) {
-		breakpoint_seen = 0;
-		post_over_jump = 0;
-		begin_stretch(test, h);
-		*post = (struct kprobe) { .addr = kp->addr,
-					  .post_handler = count_post };
-		KUNIT_ASSERT_EQ(test, register_kprobe(post), 0);
-		KUNIT_ASSERT_TRUE(test, wait_for_flag(&h->stretch_done));
-		/* The window was held open... */
-		KUNIT_EXPECT_GE(test, breakpoint_seen, 1000);
-		/* ...and the post_handler never showed over the jump. */
-		KUNIT_EXPECT_EQ(test, post_over_jump, 0);
-		KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
-
-		atomic_set(&posts, 0);
-		KUNIT_EXPECT_EQ(test, fn(round), krc_opt_expected(round));
-		KUNIT_EXPECT_EQ(test, atomic_read(&posts), 1);
-		unregister_kprobe(post);
-		KUNIT_ASSERT_TRUE(test, jumped(kp));
-	}
-	stop_hot_caller(h);
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
-}
-
-/*
- * A probe registered inside an optimized site's region takes the site's
- * detour away while another CPU keeps running the function.  Slots freed
- * during the case are filled with breakpoints and kept out of reuse, and
- * each time one is freed the other CPU makes a few more calls first: a
- * hit sent into a detour after it was freed runs into a breakpoint nobody
- * owns and oopses.
- */
-static void krc_probe_inside_region_under_hits(struct kunit *test)
-{
-	int (*fn)(int x) = krc_opt_fn(test);
-	struct kprobe *kp = test_probe(test, &(struct kprobe) {
-		.addr = (void *)fn, .pre_handler = count_pre });
-	struct kprobe *inner = test_probe(test, &(struct kprobe) {});
-	struct hot_caller *h;
-	int round;
-
-	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
-	KUNIT_ASSERT_TRUE(test, jumped(kp));
-	h = start_hot_caller(test, fn, krc_opt_expected);
-	nr_quarantined = 0;
-	quarantine_caller = h;
-	/* Added before the stub, so it runs after the stub is deactivated. */
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, release_quarantine,
-							NULL), 0);
-	kunit_activate_static_stub(test, kprobe_free_insn_slot, quarantine_slot);
-
-	for (round = 0; round < 5; round++) {
-		/* The addl right after the 2-byte movl, inside the region. */
-		*inner = (struct kprobe) { .addr = kp->addr + 2,
-					   .pre_handler = count_pre };
-		KUNIT_ASSERT_EQ(test, register_kprobe(inner), 0);
-		KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
-		atomic_set(&hits, 0);
-		KUNIT_EXPECT_EQ(test, fn(round), krc_opt_expected(round));
-		KUNIT_EXPECT_EQ(test, atomic_read(&hits), 2);
-		unregister_kprobe(inner);
-		KUNIT_ASSERT_TRUE(test, jumped(kp));
-	}
-	stop_hot_caller(h);
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
-	/* The detours really were freed while the other CPU ran. */
-	KUNIT_EXPECT_GE(test, nr_quarantined, 5);
-	KUNIT_EXPECT_GT(test, atomic_long_read(&h->calls), 0L);
-}
-#else
-static void krc_post_handler_joins_optimized_site(struct kunit *test)
-{
-	kunit_skip(test, "no jump optimization here");
-}
-
-static void krc_probe_inside_region_under_hits(struct kunit *test)
-{
-	kunit_skip(test, "no jump optimization here");
-}
-#endif
 
 static struct kunit_case kprobes_race_cases[] = {
 	KUNIT_CASE(krc_kretprobe_leaves_shared_site),
@@ -1060,8 +701,6 @@ static struct kunit_case kprobes_race_cases[] = {
 	KUNIT_CASE(krc_unregister_under_irqs_off_hits),
 	KUNIT_CASE(krc_refused_registration_writes_nothing),
 	KUNIT_CASE(krc_interrupt_fault_not_the_probes),
-	KUNIT_CASE(krc_post_handler_joins_optimized_site),
-	KUNIT_CASE_SLOW(krc_probe_inside_region_under_hits),
 	{}
 };
 

@@ -21,6 +21,7 @@
 #include "decode.h"
 #include "internal.h"
 #include "kprobes_kunit.h"
+#include "kprobes_window_kunit.h"
 
 static int hits, posts;
 
@@ -650,6 +651,150 @@ static void kx86_gone_head_declines_foreign_int3(struct kunit *test)
 	}
 }
 
+/*
+ * The windows only jump optimization has, held open as the core's
+ * kprobes_race suite holds its own (kprobes_window_kunit.h): a thread on
+ * the other CPU keeps calling kx86_opt_asm, and only this CPU's hits are
+ * counted.
+ */
+static struct task_struct *own_tester;
+static atomic_t own_hits, own_posts;
+
+static int count_own_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(own_tester))
+		atomic_inc(&own_hits);
+	return 0;
+}
+
+static void count_own_post(struct kprobe *kp, struct pt_regs *regs,
+			   unsigned long flags)
+{
+	if (current == READ_ONCE(own_tester))
+		atomic_inc(&own_posts);
+}
+
+/*
+ * A post_handler added at a jump-optimized site.  A hit that sees it steps
+ * the instruction and resumes right after it, here in the middle of where
+ * the jump was: so no byte of the jump may be left once the post_handler
+ * shows.  The other CPU holds the window open: it is in a stretch with
+ * interrupts off when the jump starts coming out, so the text
+ * synchronisation waits for it, and meanwhile it checks, as a hit would
+ * find them, the site's post_handler against the bytes in the region.
+ * (It keeps calling the function too, but a CPU may go on executing the
+ * jump it fetched before the synchronisation: what it reads as data is
+ * what a hit on another CPU could meet.)
+ */
+static kprobe_opcode_t *watched_addr;
+static u8 watched_bytes[JMP32_INSN_SIZE];
+static int breakpoint_seen, post_over_jump;
+
+static bool watch_jump_and_post(struct kprobe_hot_caller *h)
+{
+	struct kprobe *head = kprobe_lookup(watched_addr);
+	u8 now[JMP32_INSN_SIZE];
+	bool post;
+
+	if (!head)
+		return false;
+	post = READ_ONCE(head->post_handler);
+	/* The bytes after the post_handler, as a hit reads them. */
+	smp_rmb();
+	memcpy(now, watched_addr, sizeof(now));
+	if (post && memcmp(now + INT3_INSN_SIZE, watched_bytes + INT3_INSN_SIZE,
+			   JMP32_INSN_SIZE - INT3_INSN_SIZE))
+		post_over_jump++;
+	/* The jump is on its way out: watch it a little longer, then let go. */
+	if (now[0] == INT3_INSN_OPCODE)
+		breakpoint_seen++;
+	return breakpoint_seen >= 1000;
+}
+
+static void kx86_post_handler_joins_optimized_site(struct kunit *test)
+{
+	int (*fn)(int x) = kx86_opt_fn();
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (void *)fn, .pre_handler = count_own_pre });
+	struct kprobe *post = test_probe(test, &(struct kprobe) {});
+	struct kprobe_hot_caller *h;
+	int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	WRITE_ONCE(own_tester, current);
+	watched_addr = (void *)fn;
+	memcpy(watched_bytes, fn, sizeof(watched_bytes));
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	h = kprobe_kunit_start_hot_caller(test, fn, kx86_opt_expected);
+	h->watch = watch_jump_and_post;
+	for (round = 0; round < 3; round++) {
+		breakpoint_seen = 0;
+		post_over_jump = 0;
+		kprobe_kunit_begin_stretch(test, h);
+		*post = (struct kprobe) { .addr = kp->addr,
+					  .post_handler = count_own_post };
+		KUNIT_ASSERT_EQ(test, register_kprobe(post), 0);
+		KUNIT_ASSERT_TRUE(test, kprobe_kunit_wait_for_flag(&h->stretch_done));
+		/* The window was held open... */
+		KUNIT_EXPECT_GE(test, breakpoint_seen, 1000);
+		/* ...and the post_handler never showed over the jump. */
+		KUNIT_EXPECT_EQ(test, post_over_jump, 0);
+		KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+
+		atomic_set(&own_posts, 0);
+		KUNIT_EXPECT_EQ(test, fn(round), kx86_opt_expected(round));
+		KUNIT_EXPECT_EQ(test, atomic_read(&own_posts), 1);
+		unregister_kprobe(post);
+		KUNIT_ASSERT_TRUE(test, jumped(kp));
+	}
+	kprobe_kunit_stop_hot_caller(h);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
+}
+
+/*
+ * A probe registered inside an optimized site's region takes the site's
+ * detour away while another CPU keeps running the function.  Slots freed
+ * during the case are filled with breakpoints and kept out of reuse, and
+ * each time one is freed the other CPU makes a few more calls first: a
+ * hit sent into a detour after it was freed runs into a breakpoint nobody
+ * owns and oopses.
+ */
+static void kx86_probe_inside_region_under_hits(struct kunit *test)
+{
+	int (*fn)(int x) = kx86_opt_fn();
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (void *)fn, .pre_handler = count_own_pre });
+	struct kprobe *inner = test_probe(test, &(struct kprobe) {});
+	struct kprobe_hot_caller *h;
+	int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	WRITE_ONCE(own_tester, current);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	h = kprobe_kunit_start_hot_caller(test, fn, kx86_opt_expected);
+	kprobe_kunit_quarantine_slots(test, h);
+
+	for (round = 0; round < 5; round++) {
+		/* The addl right after the 2-byte movl, inside the region. */
+		*inner = (struct kprobe) { .addr = kp->addr + 2,
+					   .pre_handler = count_own_pre };
+		KUNIT_ASSERT_EQ(test, register_kprobe(inner), 0);
+		KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+		atomic_set(&own_hits, 0);
+		KUNIT_EXPECT_EQ(test, fn(round), kx86_opt_expected(round));
+		KUNIT_EXPECT_EQ(test, atomic_read(&own_hits), 2);
+		unregister_kprobe(inner);
+		KUNIT_ASSERT_TRUE(test, jumped(kp));
+	}
+	kprobe_kunit_stop_hot_caller(h);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
+	/* The detours really were freed while the other CPU ran. */
+	KUNIT_EXPECT_GE(test, kprobe_kunit_nr_quarantined, 5);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&h->calls), 0L);
+}
+
 static int kx86_init(struct kunit *test)
 {
 	call_body = kx86_body;
@@ -669,6 +814,8 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_interrupt_fault_not_the_probes),
 	KUNIT_CASE(kx86_optimization_off_leaves_no_detour),
 	KUNIT_CASE(kx86_gone_head_declines_foreign_int3),
+	KUNIT_CASE(kx86_post_handler_joins_optimized_site),
+	KUNIT_CASE_SLOW(kx86_probe_inside_region_under_hits),
 	{}
 };
 
