@@ -332,7 +332,6 @@ static void krc_post_follows_own_pre_when_disabled(struct kunit *test)
 	post_follows_own_pre(test, (void *)krc_target + offset);
 }
 
-
 /*
  * A probe is unregistered while another CPU's hit on it is between its
  * pre_handler and the out-of-line copy of the instruction: the slot must
@@ -691,7 +690,6 @@ static void krc_refused_registration_writes_nothing(struct kunit *test)
 	kunit_skip(test, "the mutex's waiters are not on a list here");
 }
 #endif
-
 
 static struct kunit_case kprobes_race_cases[] = {
 	KUNIT_CASE(krc_kretprobe_leaves_shared_site),

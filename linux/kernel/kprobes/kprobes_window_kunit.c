@@ -29,7 +29,6 @@ bool kprobe_kunit_wait_for_flag(bool *flag)
 	return true;
 }
 
-
 static void hot_call(struct kprobe_hot_caller *h, int x)
 {
 	if (h->fn(x) != h->expected(x))
@@ -73,7 +72,7 @@ static int hot_loop(void *data)
 }
 
 struct task_struct *kprobe_kunit_run_elsewhere(struct kunit *test,
-					 int (*fn)(void *), void *data)
+					       int (*fn)(void *), void *data)
 {
 	struct task_struct *task;
 

@@ -22,7 +22,6 @@
  */
 #define KPROBE_KUNIT_REACH_MAX_NS	(20 * NSEC_PER_SEC)
 
-
 /*
  * A thread on the other CPU calling @fn over and over, checking each
  * result; on request, it makes one stretch of calls with interrupts off,
