@@ -39,13 +39,10 @@
  * The verdict line "kprobetorture: verdict PASS|FAIL ..." is for the
  * harness (tools/testing/selftests/kprobes/torture.sh).
  *
- * On arm64 two more functions are built around PC-relative literal
- * loads (ldr x, ldrsw, ldr w, prfm), which a probe simulates: their body
- * probes sit on one, and their results depend on what was loaded.  And
- * the functions the simulator and the BRK handler call (or called once)
- * get probes too, churned like the rest: each must be refused, or fire
- * without harm; their handlers call the literal-load functions, so a
- * probe on those is hit inside another probe's handler.
+ * A port may add functions of its own, built around instructions it
+ * handles in its own way, and the functions its hit path calls, which
+ * get probes too (struct kprobetorture_port; arm64 adds PC-relative
+ * literal loads and its BRK handlers' callees).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -61,9 +58,6 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/torture.h>
-#ifdef CONFIG_ARM64
-#include <asm/insn.h>
-#endif
 
 #include "kprobetorture.h"
 
@@ -118,54 +112,17 @@ static noinline int kpt_fn3(int x)
 	return x + 17;
 }
 
-#ifdef CONFIG_ARM64
-/*
- * Literal loads, each of whose values reaches the result.  The pools sit
- * in the text, as the assembler lays out literals, and are jumped over.
- * notrace: no patchable entry, so the function starts with the loads.
- */
-static noinline notrace int kpt_lit0(int x)
-{
-	long r = x, a, b;
+/* What the port adds, if anything (NULL: nothing). */
+static const struct kprobetorture_port *port;
+#define NR_FNS		4	/* the core's own functions */
+#define NR_PORT_FNS	(port ? port->nr_fns : 0)
 
-	asm volatile("	ldr	%1, 1f\n"
-		     "	ldrsw	%2, 2f\n"
-		     "	add	%0, %0, %2\n"
-		     "	eor	%0, %0, %1, lsr #40\n"
-		     "	b	3f\n"
-		     "	.balign	8\n"
-		     "1:	.quad	0x1122334455667788\n"
-		     "2:	.word	0xfffffc18\n"	/* -1000 */
-		     "	.word	0\n"
-		     "3:\n"
-		     : "+r" (r), "=&r" (a), "=&r" (b));
-	return r;
-}
-
-static noinline notrace int kpt_lit1(int x)
-{
-	int r = x, a;
-
-	asm volatile("	ldr	%w1, 1f\n"
-		     "	prfm	pldl1keep, 1f\n"
-		     "	add	%w0, %w0, %w1\n"
-		     "	b	2f\n"
-		     "	.balign	4\n"
-		     "1:	.word	0x9abc\n"
-		     "2:\n"
-		     : "+r" (r), "=&r" (a));
-	return r;
-}
-#endif
-
-/* What kpt_fn<n>(@x) must return, computed apart from it. */
+/* What kpt_fn<n>(@x) (the port's n - NR_FNS) must return, computed apart. */
 static int kpt_expected(int n, int x)
 {
+	if (n >= NR_FNS)
+		return port->expected[n - NR_FNS](x);
 	switch (n) {
-	case 4:		/* kpt_lit0 */
-		return (int)((x - 1000L) ^ 0x112233L);
-	case 5:		/* kpt_lit1 */
-		return x + 0x9abc;
 	case 0:
 		return x * 3 + 1;
 	case 1:
@@ -184,8 +141,6 @@ struct kpt_target {
 	kprobe_opcode_t *entry, *body;
 	/* The companion's: probed by symbol, body at this offset. */
 	bool mod;
-	/* arm64: the body probe goes on the lit-th literal load, from 1. */
-	int lit;
 	unsigned long body_offset;
 	/* Calls begun and calls finished. */
 	atomic_long_t begun, finished;
@@ -194,20 +149,16 @@ struct kpt_target {
 };
 
 #define TARGET(n) { kpt_fn##n, n, "kpt_fn" #n }
-#define MOD_TARGET(n) { .nr = n, .name = "kptm_fn" #n, .mod = true }
-#define LIT_TARGET(n, i) { kpt_lit##n, 4 + (n), "kpt_lit" #n, .lit = (i) }
-static struct kpt_target targets[] = {
+#define NR_MOD_FNS	2
+#define MAX_TARGETS	(NR_FNS + KPROBETORTURE_PORT_FNS + NR_MOD_FNS)
+/* The core's, then the port's and the companion's (filled in at init). */
+static struct kpt_target targets[MAX_TARGETS] = {
 	TARGET(0), TARGET(1), TARGET(2), TARGET(3),
-#ifdef CONFIG_ARM64
-	/* The body probe on ldrsw and on prfm: entry is on ldr x and ldr w. */
-	LIT_TARGET(0, 2), LIT_TARGET(1, 2),
-#endif
-	MOD_TARGET(0), MOD_TARGET(1),
 };
 
-#define NR_TARGETS	ARRAY_SIZE(targets)
 /* The callers' share: the companion calls its own. */
-#define NR_CORE_TARGETS	(4 + (IS_ENABLED(CONFIG_ARM64) ? 2 : 0))
+#define NR_CORE_TARGETS	(NR_FNS + NR_PORT_FNS)
+#define NR_TARGETS	(NR_CORE_TARGETS + NR_MOD_FNS)
 
 /*
  * Odd while the companion is loaded, bumped as it arrives and as it
@@ -241,7 +192,7 @@ struct kpt_slot {
 };
 
 #define NR_SLOTS	(NR_TARGETS * NR_KINDS)
-static struct kpt_slot slots[NR_SLOTS];
+static struct kpt_slot slots[MAX_TARGETS * NR_KINDS];
 
 /*
  * Held for reading by every slot change, for writing while the global
@@ -745,29 +696,9 @@ static int caller(void *arg)
 	return 0;
 }
 
-/* --- probes on what a hit calls (arm64) --- */
+/* --- probes on what the port's hit path calls --- */
 
-#ifdef CONFIG_ARM64
-/*
- * What the BRK handlers and the simulator call, or called before they
- * read text with an inline accessor: a probe on each must be refused, or
- * fire without harm (a hit there inside a hit is a reentry, missed).
- * Names that are not functions here (inlined) just do not register.
- */
-static const char * const aux_symbols[] = {
-	"copy_from_kernel_nofault", "aarch64_insn_read",
-	"kprobes_inc_nmissed_count", "get_kprobe", "dump_kprobe",
-	"arm64_probe_simulate", "kprobe_brk_handler",
-	"kprobe_ss_brk_handler", "call_el1_break_hook", "do_el1_brk64",
-};
-
-#define NR_AUX		ARRAY_SIZE(aux_symbols)
-#define LIT_FIRST	4	/* targets[] index of kpt_lit0 */
-#else
-static const char * const aux_symbols[] = { NULL };
-#define NR_AUX		0
-#define LIT_FIRST	0
-#endif
+#define NR_AUX		(port ? port->nr_aux : 0)
 
 struct kpt_aux {
 	struct mutex lock;		/* held across each change */
@@ -778,11 +709,11 @@ struct kpt_aux {
 	atomic_long_t hits;
 };
 
-static struct kpt_aux aux[ARRAY_SIZE(aux_symbols)];
+static struct kpt_aux aux[KPROBETORTURE_PORT_AUX];
 
 /*
- * Counts, and now and then calls a literal-load function: a probe on it
- * is then hit inside this one's hit, and its loads simulated there.
+ * Counts, and now and then calls one of the port's functions: a probe on
+ * it is then hit inside this one's hit.
  */
 static int aux_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -794,9 +725,9 @@ static int aux_pre(struct kprobe *kp, struct pt_regs *regs)
 		atomic_long_inc(&n_late);
 	x = atomic_long_inc_return(&a->hits);
 	atomic_long_inc(&n_aux_hits);
-	if (!NR_AUX || x % 4)
+	if (!NR_PORT_FNS || x % 4)
 		return 0;
-	t = &targets[LIT_FIRST + (x / 4) % 2];
+	t = &targets[NR_FNS + (x / 4) % NR_PORT_FNS];
 	x &= 0xffff;
 	if (kpt_call(t, t->fn, x, t->body) != kpt_expected(t->nr, x))
 		atomic_long_inc(&n_wrong);
@@ -819,7 +750,7 @@ static void churn_aux(struct torture_random_state *rnd)
 
 	if (!NR_AUX)
 		return;
-	i = torture_random(rnd) % ARRAY_SIZE(aux_symbols);
+	i = torture_random(rnd) % NR_AUX;
 	a = &aux[i];
 	mutex_lock(&a->lock);
 	if (a->on) {
@@ -827,7 +758,7 @@ static void churn_aux(struct torture_random_state *rnd)
 		goto out;
 	}
 	memset(&a->kp, 0, sizeof(a->kp));
-	a->kp.symbol_name = aux_symbols[i];
+	a->kp.symbol_name = port->aux_symbols[i];
 	a->kp.pre_handler = aux_pre;
 	WRITE_ONCE(a->dead, false);
 	ret = register_kprobe(&a->kp);
@@ -843,7 +774,8 @@ static void churn_aux(struct torture_random_state *rnd)
 	} else {
 		WRITE_ONCE(a->dead, true);
 		atomic_long_inc(&n_errors);
-		pr_err("%s: registration failed: %d\n", aux_symbols[i], ret);
+		pr_err("%s: registration failed: %d\n", port->aux_symbols[i],
+		       ret);
 	}
 out:
 	mutex_unlock(&a->lock);
@@ -859,7 +791,7 @@ static void aux_unregister_all(void)
 			aux_unregister(&aux[i]);
 		if (aux[i].accepted || aux[i].refused)
 			pr_info("%s: probe accepted %ld refused %ld hits %ld\n",
-				aux_symbols[i], aux[i].accepted,
+				port->aux_symbols[i], aux[i].accepted,
 				aux[i].refused, atomic_long_read(&aux[i].hits));
 		mutex_unlock(&aux[i].lock);
 	}
@@ -1013,22 +945,13 @@ static void learn_breakpoint(struct kpt_target *t, struct kprobe *kp)
 	kpt_breakpoint_known = true;
 }
 
-/* Counts @t's literal loads up to @addr: is it the one for its body? */
+/* May @addr, inside @t, hold its body probe?  The port says for its own. */
 static bool body_candidate(struct kpt_target *t, kprobe_opcode_t *addr,
-			   int *seen)
+			   int *state)
 {
-#ifdef CONFIG_ARM64
-	u32 insn = le32_to_cpu(*(__le32 *)addr);
-
-	if (!t->lit)
+	if (t->nr < NR_FNS || !port->body_candidate)
 		return true;
-	if (aarch64_insn_is_ldr_lit(insn) || aarch64_insn_is_ldrsw_lit(insn) ||
-	    aarch64_insn_is_prfm_lit(insn))
-		return ++*seen == t->lit;
-	return false;
-#else
-	return true;
-#endif
+	return port->body_candidate(t->nr - NR_FNS, addr, state);
 }
 
 /* Where each function's entry and body probes go. */
@@ -1036,16 +959,16 @@ static int find_addresses(struct kpt_target *t)
 {
 	struct kprobe kp = { .addr = (kprobe_opcode_t *)t->fn };
 	unsigned long off;
-	int ret, seen = 0;
+	int ret, state = 0;
 
 	ret = register_kprobe(&kp);
 	if (ret)
 		return ret;
 	t->entry = kp.addr;	/* past a landing pad where there is one */
 	unregister_kprobe(&kp);
-	body_candidate(t, t->entry, &seen);
+	body_candidate(t, t->entry, &state);
 	for (off = 1; off < 64; off++) {
-		if (!body_candidate(t, t->entry + off, &seen))
+		if (!body_candidate(t, t->entry + off, &state))
 			continue;
 		memset(&kp, 0, sizeof(kp));
 		kp.addr = t->entry + off;
@@ -1084,12 +1007,51 @@ static void kprobetorture_cleanup(void)
 	torture_cleanup_end();
 }
 
+static const char * const mod_names[NR_MOD_FNS] = { "kptm_fn0", "kptm_fn1" };
+
+/* Take what the port adds, if anything, and lay out the targets. */
+static int port_take(void)
+{
+	struct kpt_target *t;
+	int i;
+
+	port = symbol_get(kprobetorture_port);
+	if (port && (port->nr_fns > KPROBETORTURE_PORT_FNS ||
+		     port->nr_aux > KPROBETORTURE_PORT_AUX)) {
+		pr_err("the port adds more than this module has room for\n");
+		return -EINVAL;
+	}
+	for (i = 0; i < NR_PORT_FNS; i++) {
+		t = &targets[NR_FNS + i];
+		t->fn = port->fns[i];
+		t->nr = NR_FNS + i;
+		t->name = port->names[i];
+	}
+	for (i = 0; i < NR_MOD_FNS; i++) {
+		t = &targets[NR_CORE_TARGETS + i];
+		t->nr = i;
+		t->mod = true;
+		t->name = mod_names[i];
+	}
+	return 0;
+}
+
+static void port_put(void)
+{
+	if (port)
+		symbol_put(kprobetorture_port);
+	port = NULL;
+}
+
 static int __init kprobetorture_init(void)
 {
 	int i, ret;
 
 	if (!torture_init_begin("kprobetorture", verbose))
 		return -EBUSY;
+	ret = port_take();
+	if (ret)
+		goto fail;
 	for (i = 0; i < NR_CORE_TARGETS; i++) {
 		ret = find_addresses(&targets[i]);
 		if (ret) {
@@ -1136,12 +1098,14 @@ static int __init kprobetorture_init(void)
 fail:
 	torture_init_end();
 	kprobetorture_cleanup();
+	port_put();
 	return ret;
 }
 
 static void __exit kprobetorture_exit(void)
 {
 	kprobetorture_cleanup();
+	port_put();
 }
 
 module_init(kprobetorture_init);
