@@ -1,6 +1,6 @@
 # Common settings for the harness scripts; sourced, not run.
 # Inputs (environment): ARCH (x86_64|arm64), VARIANT (ours|upstream),
-# FLAVOR (default|debug|preempt|kcsan|debuginfo|bench), TOOLCHAIN (gcc|llvm; default per arch),
+# FLAVOR (default|debug|preempt|kcsan|debuginfo|defconfig|bench), TOOLCHAIN (gcc|llvm; default per arch),
 # DEBIAN (trixie|bookworm): the client guest's release.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -88,7 +88,7 @@ esac
 
 case "$FLAVOR" in
 default) tag=$VARIANT-$ARCH ;;
-debug | preempt | kcsan | debuginfo) tag=$VARIANT-$ARCH-$FLAVOR ;;
+debug | preempt | kcsan | debuginfo | defconfig) tag=$VARIANT-$ARCH-$FLAVOR ;;
 bench)
 	# One config for both variants (scripts/mkconfig.sh): upstream's
 	# default build already is that config, ours is built without its
@@ -97,7 +97,7 @@ bench)
 	[ "$VARIANT" = ours ] && tag=$tag-bench
 	;;
 *)
-	echo "harness: FLAVOR must be default, debug, preempt, kcsan, debuginfo or bench, not '$FLAVOR'" >&2
+	echo "harness: FLAVOR must be default, debug, preempt, kcsan, debuginfo, defconfig or bench, not '$FLAVOR'" >&2
 	exit 2
 	;;
 esac
@@ -114,7 +114,8 @@ default_toolchain=gcc
 [ "$ARCH" = arm64 ] && default_toolchain=llvm
 [ "$TOOLCHAIN" = "$default_toolchain" ] || tag=$tag-$TOOLCHAIN
 
-objtree=$out/build/$tag
+# OBJTREE: a build of its own outside out/build (scripts/matrix.sh).
+objtree=${OBJTREE:-$out/build/$tag}
 # ccache makes rebuilds take seconds, but on a miss it preprocesses each
 # file a second time: CI starts with an empty cache and only pays that.
 cc_cache="ccache "
@@ -137,3 +138,56 @@ assemble_ours() {
 
 log() { echo "[$tag] $*"; }
 die() { echo "[$tag] error: $*" >&2; exit 1; }
+
+# The Kconfig fragments of $ARCH/$VARIANT/$FLAVOR, one a line, in the order
+# they apply (later lines win).
+config_fragments() {
+	local c=$top/configs
+	echo "$c/common.config"
+	echo "$c/$ARCH.config"
+	case "$FLAVOR" in
+	debug)
+		echo "$c/debug.config"
+		[ -f "$c/debug-$ARCH.config" ] && echo "$c/debug-$ARCH.config"
+		;;
+	preempt | kcsan | debuginfo) echo "$c/$FLAVOR.config" ;;
+	esac
+	[ -f "$c/$ARCH-$TOOLCHAIN.config" ] && echo "$c/$ARCH-$TOOLCHAIN.config"
+	# Our own test suites exist only in our tree; the benchmark builds
+	# both variants from one config, so it leaves them out.
+	[ "$VARIANT" = ours ] && [ "$FLAVOR" != bench ] && echo "$c/ours.config"
+	# A transition fragment turns features off for one variant/arch while
+	# a port is missing; the options it waives are reported, not failed.
+	[ -f "$c/transition/$VARIANT-$ARCH.config" ] && echo "$c/transition/$VARIANT-$ARCH.config"
+	return 0
+}
+
+# check_config FRAGMENT DOTCONFIG: every option FRAGMENT sets (but those
+# it waives with "# waive CONFIG_X") must have that value in DOTCONFIG;
+# names each one that does not and fails.
+check_config() {
+	local frag=$1 dotconfig=$2 bad=0 line opt got waived
+	waived=" $(sed -n 's/^# waive //p' "$frag" | xargs) "
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			opt=${line%%=*}
+			case "$waived" in *" $opt "*) continue ;; esac
+			if ! grep -qx -- "$line" "$dotconfig"; then
+				got=$(grep -E "^(# )?$opt[= ]" "$dotconfig" || echo "$opt absent")
+				echo "[$tag] config: wanted $line, got: $got" >&2
+				bad=1
+			fi
+			;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%% *}
+			if grep -q "^$opt=" "$dotconfig"; then
+				echo "[$tag] config: wanted $opt off, but it is on" >&2
+				bad=1
+			fi
+			;;
+		esac
+	done < "$frag"
+	return $bad
+}

@@ -1,29 +1,29 @@
 #!/bin/bash
 # Generate the kernel .config for $ARCH/$FLAVOR from the fragments in
-# configs/ on top of allnoconfig, and fail if Kconfig dropped any option a
-# fragment asks for.  Both variants get the same fragments.
+# configs/ on top of allnoconfig (FLAVOR=defconfig: on top of the arch's
+# defconfig), and fail if Kconfig dropped any option a fragment asks for.
+# Both variants get the same fragments.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-frags=("$top/configs/common.config" "$top/configs/$ARCH.config")
-if [ "$FLAVOR" = debug ]; then
-	frags+=("$top/configs/debug.config")
-	[ -f "$top/configs/debug-$ARCH.config" ] && frags+=("$top/configs/debug-$ARCH.config")
-fi
-[ "$FLAVOR" = preempt ] && frags+=("$top/configs/preempt.config")
-[ "$FLAVOR" = kcsan ] && frags+=("$top/configs/kcsan.config")
-[ "$FLAVOR" = debuginfo ] && frags+=("$top/configs/debuginfo.config")
-[ -f "$top/configs/$ARCH-$TOOLCHAIN.config" ] && frags+=("$top/configs/$ARCH-$TOOLCHAIN.config")
-# Our own test suites exist only in our tree; the benchmark builds both
-# variants from one config, so it leaves them out.
-[ "$VARIANT" = ours ] && [ "$FLAVOR" != bench ] && frags+=("$top/configs/ours.config")
-# A transition fragment turns features off for one variant/arch while a
-# port is missing; the options it waives are reported, not failed.
-transition=$top/configs/transition/$VARIANT-$ARCH.config
-[ -f "$transition" ] && frags+=("$transition")
+mapfile -t frags < <(config_fragments)
 mkdir -p "$objtree"
 merged=$objtree/harness.fragment
 cat "${frags[@]}" > "$merged.new"
+# FLAVOR=defconfig starts from what the arch's maintainers ship (drivers,
+# modules, their choice of preemption and debug info) rather than from
+# nothing: the fragments only add what the tests need.  Merged the way
+# `make defconfig` reads its file, with the fragments after it winning.
+base=allnoconfig
+defconfig=
+if [ "$FLAVOR" = defconfig ]; then
+	case "$ARCH" in
+	x86_64) defconfig=$srctree/arch/x86/configs/x86_64_defconfig ;;
+	arm64) defconfig=$srctree/arch/arm64/configs/defconfig ;;
+	esac
+	base=alldefconfig
+	echo "# base: ${defconfig#$srctree/}" >> "$merged.new"
+fi
 
 # Regenerate only when the fragments changed: rewriting .config is cheap,
 # but skipping it keeps `make` from re-checking every option.
@@ -32,37 +32,23 @@ if [ -f "$objtree/.config" ] && cmp -s "$merged.new" "$merged"; then
 	exit 0
 fi
 mv "$merged.new" "$merged"
-log "configuring from ${frags[*]##*/}"
-"${kmake[@]}" KCONFIG_ALLCONFIG="$merged" allnoconfig
-
-# Every option a fragment sets must have the value it asked for.
-bad=0
-waived=" $(sed -n 's/^# waive //p' "$merged" | xargs) "
-while IFS= read -r line; do
-	case "$line" in
-	CONFIG_*=*)
-		opt=${line%%=*}
-		case "$waived" in *" $opt "*) continue ;; esac
-		if ! grep -qx -- "$line" "$objtree/.config"; then
-			got=$(grep -E "^(# )?$opt[= ]" "$objtree/.config" || echo "$opt absent")
-			echo "[$tag] config: wanted $line, got: $got" >&2
-			bad=1
-		fi
-		;;
-	"# CONFIG_"*" is not set")
-		opt=${line#\# }
-		opt=${opt%% *}
-		if grep -q "^$opt=" "$objtree/.config"; then
-			echo "[$tag] config: wanted $opt off, but it is on" >&2
-			bad=1
-		fi
-		;;
-	esac
-done < "$merged"
-if [ "$waived" != "  " ]; then
-	log "NOTE: transition config: off on purpose:$waived"
+log "configuring from ${defconfig:+${defconfig##*/} + }${frags[*]##*/}"
+if [ -n "$defconfig" ]; then
+	# Only the fragments are checked below: a defconfig may name options
+	# its arch no longer has, which Kconfig drops by design.
+	# What the fragments set is left out of the defconfig, so that Kconfig
+	# does not warn about each option both of them name.
+	sed -nE 's/^(# )?(CONFIG_[A-Za-z0-9_]+)[= ].*/\2/p' "$merged" > "$objtree/harness.opts"
+	{ grep -vwF -f "$objtree/harness.opts" "$defconfig" || true; cat "$merged"; } \
+		> "$objtree/harness.allconfig"
+	"${kmake[@]}" KCONFIG_ALLCONFIG="$objtree/harness.allconfig" $base
+else
+	"${kmake[@]}" KCONFIG_ALLCONFIG="$merged" $base
 fi
-if [ "$bad" -ne 0 ]; then
+
+waived=$(sed -n 's/^# waive //p' "$merged" | xargs)
+[ -n "$waived" ] && log "NOTE: transition config: off on purpose: $waived"
+if ! check_config "$merged" "$objtree/.config"; then
 	rm -f "$merged"    # force a fresh attempt next time
 	die "Kconfig did not keep the options above"
 fi
