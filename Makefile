@@ -1,6 +1,7 @@
 # Front door of the harness; README.md explains the targets.
 #
-#   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug|preempt|kcsan]
+#   make check [ARCH=x86_64|arm64] [VARIANT=ours|upstream] [FLAVOR=debug|preempt|kcsan|defconfig]
+#       FLAVOR=defconfig: the arch's defconfig with the project fragments on top
 #   make run | make shell [ARCH=...] [VARIANT=...]
 #   make bench [ARCH=...]   probe costs, ours against upstream (README)
 #   make torture [DURATION=600] [ARCH=...]   kprobetorture and the fault and
@@ -9,6 +10,8 @@
 #       on a Debian guest, kernel with DWARF and BTF (FLAVOR=debuginfo)
 #   make debian-shell [ARCH=...]   a shell in that guest
 #   make docs   Documentation/trace through Sphinx, no warning in ours
+#   make matrix [ARCH=...] [ENTRIES="kprobes-off ..."]   build ours with each
+#       configs/matrix/ entry (KPROBES=n, MODULES=n, PREEMPT_RT...); not in check
 #   make series | make build | make setup | make clean
 
 VARIANT ?= ours
@@ -22,10 +25,10 @@ S := scripts
 ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)
 CLIENTS_FLAVOR = $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),debuginfo)
 
-.PHONY: help setup build check check-all clients debian-shell bench torture run shell series docs clean distclean
+.PHONY: help setup build check check-all clients debian-shell bench torture matrix run shell series docs clean distclean
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(S)/setup.sh
@@ -53,6 +56,10 @@ torture: setup
 	@VARIANT=$(VARIANT) $(if $(filter default,$(FLAVOR)),,FLAVOR=$(FLAVOR)) \
 		ARCHES="$(ARCHES)" DURATION=$(DURATION) $(S)/torture.sh
 
+# Builds only; ARCH defaults to both arches, ENTRIES to every entry.
+matrix: setup
+	@ARCHES="$(ARCHES)" $(S)/matrix.sh
+
 bench:
 	@$(S)/setup.sh --bench
 	@ARCHES="$(if $(ARCH),$(ARCH),x86_64)" $(S)/bench.sh
@@ -70,7 +77,7 @@ docs:
 	@$(S)/docs.sh
 
 clean:
-	rm -rf out/build out/initramfs out/logs out/ours out/series out/bench
+	rm -rf out/build out/initramfs out/logs out/ours out/series out/bench out/matrix
 
 distclean:
 	rm -rf out

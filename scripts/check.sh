@@ -14,7 +14,11 @@ set -uo pipefail
 . "$top/scripts/clients-lib.sh"
 
 ARCHES=${ARCHES:-x86_64 arm64}
-CLIENTS=${CLIENTS:-1}
+# FLAVOR=defconfig is about the boot and its suites on a distribution-like
+# config: the client guest stays out unless CLIENTS=1 asks for it.
+clients_default=1
+[ "$FLAVOR" = defconfig ] && clients_default=0
+CLIENTS=${CLIENTS:-$clients_default}
 expect_dir=$top/tests/expect
 boot_args=()
 if [ "$FLAVOR" = kcsan ]; then
