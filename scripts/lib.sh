@@ -150,7 +150,7 @@ config_fragments() {
 		echo "$c/debug.config"
 		[ -f "$c/debug-$ARCH.config" ] && echo "$c/debug-$ARCH.config"
 		;;
-	preempt | kcsan | debuginfo) echo "$c/$FLAVOR.config" ;;
+	preempt | kcsan | debuginfo | defconfig) echo "$c/$FLAVOR.config" ;;
 	esac
 	[ -f "$c/$ARCH-$TOOLCHAIN.config" ] && echo "$c/$ARCH-$TOOLCHAIN.config"
 	# Our own test suites exist only in our tree; the benchmark builds
