@@ -1,5 +1,5 @@
 #!/bin/bash
-# `make matrix [ARCH=...] [ENTRIES="a b"]`: build our tree with each
+# `make matrix [ARCH=...] [ENTRIES="a b"] [CONFIG_ONLY=1]`: build our tree with each
 # configs/matrix/<entry>.config on top of the project config, so that an
 # option combination nobody boots still compiles and links.  Not part of
 # `make check`: it only builds.  Each entry first proves that Kconfig gave
@@ -10,6 +10,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ARCHES=${ARCHES:-x86_64 arm64}
 ENTRIES=${ENTRIES:-$(cd "$top/configs/matrix" && ls *.config | sed 's/\.config$//' | xargs)}
+# CONFIG_ONLY=1: configure and check each entry, build nothing (seconds).
+CONFIG_ONLY=${CONFIG_ONLY:-0}
 export VARIANT=ours FLAVOR=default
 
 # One entry on one arch, in a subshell of its own: lib.sh's settings are
@@ -28,6 +30,7 @@ build_entry() (
 	"${kmake[@]}" KCONFIG_ALLCONFIG="$objtree/harness.allconfig" allnoconfig ||
 		return 1
 	check_config "$entry" "$objtree/.config" || return 1
+	[ "$CONFIG_ONLY" = 1 ] && return 0
 	targets=(${image_rel##*/})
 	grep -q '^CONFIG_MODULES=y' "$objtree/.config" && targets+=(modules)
 	"${kmake[@]}" "${targets[@]}"
@@ -53,12 +56,13 @@ for a in $ARCHES; do
 		start=$(date +%s)
 		if build_entry "$a" "$e" > "$logf" 2>&1; then
 			verdict=OK
+			[ "$CONFIG_ONLY" = 1 ] && verdict=CONFIGURED
 		else
 			verdict=FAILED
 			failed=$((failed + 1))
 			tail -n 20 "$logf"
 		fi
-		line=$(printf '%-22s %-7s %-6s %5d s' "$e" "$a" "$verdict" $(($(date +%s) - start)))
+		line=$(printf '%-22s %-7s %-10s %5d s' "$e" "$a" "$verdict" $(($(date +%s) - start)))
 		echo "$line"
 		results+=("$line")
 	done
