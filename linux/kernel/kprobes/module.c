@@ -60,6 +60,25 @@ static void kill_sites(bool (*within)(unsigned long addr, void *arg), void *arg)
 	}
 }
 
+static bool in_kernel_init(unsigned long addr, void *unused)
+{
+	return addr >= (unsigned long)__init_begin &&
+	       addr < (unsigned long)__init_end;
+}
+
+/**
+ * kprobe_free_init_mem() - the kernel's init text is about to be freed
+ *
+ * Called once from kernel_init(); probes there become [GONE].
+ */
+void kprobe_free_init_mem(void)
+{
+	mutex_lock(&kprobes_mutex);
+	kill_sites(in_kernel_init, NULL);
+	mutex_unlock(&kprobes_mutex);
+}
+
+#ifdef CONFIG_MODULES
 static bool in_module_going(unsigned long addr, void *mod)
 {
 	return within_module(addr, mod);
@@ -121,26 +140,9 @@ static struct notifier_block kprobes_module_nb = {
 	.priority = 0,
 };
 
-static bool in_kernel_init(unsigned long addr, void *unused)
-{
-	return addr >= (unsigned long)__init_begin &&
-	       addr < (unsigned long)__init_end;
-}
-
-/**
- * kprobe_free_init_mem() - the kernel's init text is about to be freed
- *
- * Called once from kernel_init(); probes there become [GONE].
- */
-void kprobe_free_init_mem(void)
-{
-	mutex_lock(&kprobes_mutex);
-	kill_sites(in_kernel_init, NULL);
-	mutex_unlock(&kprobes_mutex);
-}
-
 static int __init kprobes_module_init(void)
 {
 	return register_module_notifier(&kprobes_module_nb);
 }
 early_initcall(kprobes_module_init);
+#endif /* CONFIG_MODULES */

@@ -208,27 +208,40 @@ out:
  * which comes into force under the mutex when the module is coming, and
  * a module going because its load failed.
  */
+#ifdef CONFIG_MODULES
+static int module_text_still_there(unsigned long addr, struct module *mod)
+{
+	if (within_kprobe_blacklist(addr))
+		return -EINVAL;
+	/*
+	 * A module whose load fails goes without waiting for the
+	 * references held on it, and its GOING pass may be over: find it
+	 * again rather than trust the pointer.
+	 */
+	scoped_guard(preempt) {
+		if (__module_text_address(addr) != mod ||
+		    mod->state == MODULE_STATE_GOING)
+			return -ENOENT;
+	}
+	return within_module_init(addr, mod) && !module_is_coming(mod) ?
+		-ENOENT : 0;
+}
+#else
+/* Without modules kprobe_check_text() never finds one. */
+static inline int module_text_still_there(unsigned long addr,
+					  struct module *mod)
+{
+	return 0;
+}
+#endif
+
 int kprobe_check_text_still_there(struct kprobe *probe, struct module *mod)
 {
 	unsigned long addr = (unsigned long)probe->addr;
 
 	lockdep_assert_held(&kprobes_mutex);
-	if (mod) {
-		if (within_kprobe_blacklist(addr))
-			return -EINVAL;
-		/*
-		 * A module whose load fails goes without waiting for the
-		 * references held on it, and its GOING pass may be over:
-		 * find it again rather than trust the pointer.
-		 */
-		scoped_guard(preempt) {
-			if (__module_text_address(addr) != mod ||
-			    mod->state == MODULE_STATE_GOING)
-				return -ENOENT;
-		}
-		return within_module_init(addr, mod) && !module_is_coming(mod) ?
-			-ENOENT : 0;
-	}
+	if (mod)
+		return module_text_still_there(addr, mod);
 	return is_kernel_inittext(addr) &&
 	       system_state >= SYSTEM_FREEING_INITMEM ? -EINVAL : 0;
 }
@@ -369,6 +382,7 @@ int __init kprobe_blacklist_init(void)
 	return ret ?: arch_populate_kprobe_blacklist();
 }
 
+#ifdef CONFIG_MODULES
 static void add_module_range(void *start, unsigned int size)
 {
 	unsigned long s = (unsigned long)start;
@@ -402,3 +416,4 @@ void kprobe_blacklist_remove_module(struct module *mod)
 		kfree_rcu(range, rcu);
 	}
 }
+#endif /* CONFIG_MODULES */
