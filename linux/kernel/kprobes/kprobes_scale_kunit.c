@@ -459,8 +459,10 @@ static struct kunit_suite kprobes_scale_suite = {
 	.test_cases = kprobes_scale_cases,
 };
 
+#ifdef MODULE
 /*
- * Module text as it goes away.  A module being freed turns UNFORMED, and
+ * Module text as it goes away (built as a module only: built in, this
+ * file's text is the kernel's).  A module being freed turns UNFORMED, and
  * from then on lookups no longer find it; a registration that found the
  * module must hold a reference on it from that very lookup, or refuse.
  * (It used to look the module up twice: a module freed in between left a
@@ -529,6 +531,9 @@ static struct kunit_suite kprobes_module_suite = {
 };
 
 kunit_test_suites(&kprobes_scale_suite, &kprobes_module_suite);
+#else
+kunit_test_suites(&kprobes_scale_suite);
+#endif
 
 MODULE_DESCRIPTION("KUnit cases for kprobes in bulk");
 MODULE_LICENSE("GPL");
