@@ -398,11 +398,15 @@ static void emulate_kernel_mem(struct kunit *test)
  */
 static void swbp_addr_from_trap(struct kunit *test)
 {
+#ifdef CONFIG_UPROBES
 	struct pt_regs regs = { .ip = 0x401001 };
 
 	KUNIT_EXPECT_EQ(test, uprobe_get_swbp_addr(&regs), 0x401000UL);
 	regs.ip = 0x7ffff7dd1001UL;
 	KUNIT_EXPECT_EQ(test, uprobe_get_swbp_addr(&regs), 0x7ffff7dd1000UL);
+#else
+	kunit_skip(test, "no uprobes in this kernel");
+#endif
 }
 
 static struct kunit_case probe_insn_x86_cases[] = {
