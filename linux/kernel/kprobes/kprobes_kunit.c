@@ -653,6 +653,7 @@ static void kpk_reentry_on_breakpoint_path(struct kunit *test)
 	unregister_kprobe(&recursing);
 }
 
+#ifdef CONFIG_DYNAMIC_FTRACE
 static int other_calls;
 
 static void kpk_other_ipmodify(unsigned long ip, unsigned long parent_ip,
@@ -693,6 +694,7 @@ static void kpk_ftrace_site_shared(struct kunit *test)
 	unregister_ftrace_function(&kpk_ipmodify_ops);
 	ftrace_set_filter_ip(&kpk_ipmodify_ops, ip, 1, 0);
 }
+#endif /* CONFIG_DYNAMIC_FTRACE */
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
 static int refuse_hooks(struct kprobe **kps, int n)
@@ -1102,7 +1104,9 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kpk_body_probes_boosted),
 	KUNIT_CASE(kpk_body_probes_optimized),
 	KUNIT_CASE(kpk_reentry_on_breakpoint_path),
+#ifdef CONFIG_DYNAMIC_FTRACE
 	KUNIT_CASE(kpk_ftrace_site_shared),
+#endif
 #ifdef CONFIG_KPROBES_ON_FTRACE
 	KUNIT_CASE(kpk_arming_failure_leaves_nothing),
 #endif
