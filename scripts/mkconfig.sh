@@ -34,10 +34,9 @@ fi
 mv "$merged.new" "$merged"
 log "configuring from ${defconfig:+${defconfig##*/} + }${frags[*]##*/}"
 if [ -n "$defconfig" ]; then
-	# Only the fragments are checked below: a defconfig may name options
-	# its arch no longer has, which Kconfig drops by design.
-	# What the fragments set is left out of the defconfig, so that Kconfig
-	# does not warn about each option both of them name.
+	# The defconfig loses the options the fragments set, or Kconfig warns
+	# about each one named twice.  Only the fragments are checked below:
+	# a defconfig may name options its arch no longer has.
 	sed -nE 's/^(# )?(CONFIG_[A-Za-z0-9_]+)[= ].*/\2/p' "$merged" > "$objtree/harness.opts"
 	{ grep -vwF -f "$objtree/harness.opts" "$defconfig" || true; cat "$merged"; } \
 		> "$objtree/harness.allconfig"
