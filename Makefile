@@ -12,7 +12,10 @@
 #   make docs   Documentation/trace through Sphinx, no warning in ours
 #   make matrix [ARCH=...] [ENTRIES="kprobes-off ..."]   build ours with each
 #       configs/matrix/ entry (KPROBES=n, MODULES=n, PREEMPT_RT...); not in check
-#   make series | make build | make setup | make clean
+#   make series   the patch series in out/series/, git am + checkpatch --strict
+#   make series-check [ARCH=...]   build every prefix of the series (slow:
+#       not part of check), get_maintainer.pl per patch (README)
+#   make build | make setup | make clean
 
 VARIANT ?= ours
 FLAVOR ?= default
@@ -25,10 +28,10 @@ S := scripts
 ENV = VARIANT=$(VARIANT) FLAVOR=$(FLAVOR)
 CLIENTS_FLAVOR = $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),debuginfo)
 
-.PHONY: help setup build check check-all clients debian-shell bench torture matrix run shell series docs clean distclean
+.PHONY: help setup build check check-all clients debian-shell bench torture matrix run shell series series-check docs clean distclean
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(S)/setup.sh
@@ -72,12 +75,17 @@ run shell: setup
 series: setup
 	@python3 $(S)/series.py
 
+# Every prefix of the series, built on each arch (both unless ARCH is
+# given) in persistent trees under out/series-check/; see the script.
+series-check: series
+	@ARCHES="$(ARCHES)" $(S)/series-check.sh
+
 docs:
 	@$(S)/setup.sh --docs
 	@$(S)/docs.sh
 
 clean:
-	rm -rf out/build out/initramfs out/logs out/ours out/series out/bench out/matrix
+	rm -rf out/build out/initramfs out/logs out/ours out/series out/series-work out/series-natural out/series-check out/bench out/matrix
 
 distclean:
 	rm -rf out

@@ -59,8 +59,125 @@ def parse_manifest(path):
                        "files": head.get("files", []),
                        "removes": head.get("removes", []),
                        "patches": head.get("patches", []),
+                       "stage": head.get("stage", []),
+                       "unstage": head.get("unstage", []),
                        "body": body})
     return blocks
+
+
+STAGES = os.path.join(TOP, "series", "stages")
+
+
+def read_stages(blocks):
+    """The stages the blocks name: {name: {path: ("content", file) or
+    ("diff", file)}}.  A file under series/stages/<name>/ is the content its
+    path has in the patch that names the stage; a file ending in .diff is a
+    patch applied to the natural content of the paths it touches."""
+    stages, errors = {}, []
+    used = set()
+    for b in blocks:
+        for st in b["stage"]:
+            root = os.path.join(STAGES, st)
+            if st in used:
+                errors.append(f"stage {st} is named by more than one block")
+            used.add(st)
+            if not os.path.isdir(root):
+                errors.append(f"stage {st} of block '{b['subject']}' has no "
+                              f"directory series/stages/{st}/")
+                continue
+            paths = {}
+            for dirpath, _d, names in os.walk(root):
+                for n in sorted(names):
+                    full = os.path.join(dirpath, n)
+                    rel = os.path.relpath(full, root)
+                    if n.endswith(".diff"):
+                        for t in assemble.patch_targets(full):
+                            paths[t] = ("diff", full)
+                    else:
+                        paths[rel] = ("content", full)
+            stages[st] = paths
+    if os.path.isdir(STAGES):
+        for st in sorted(os.listdir(STAGES)):
+            if st not in used:
+                errors.append(f"series/stages/{st}/ is named by no block")
+    return stages, errors
+
+
+def place(src, dst):
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    shutil.copyfile(src, dst)
+    shutil.copymode(src, dst)
+
+
+def sync(natural, work, path):
+    """Give @path in @work its content in @natural (or remove it)."""
+    src, dst = os.path.join(natural, path), os.path.join(work, path)
+    if os.path.exists(src):
+        place(src, dst)
+    elif os.path.exists(dst):
+        os.remove(dst)
+        d = os.path.dirname(dst)
+        while d != work and not os.listdir(d):
+            os.rmdir(d)
+            d = os.path.dirname(d)
+
+
+def apply_stage_diff(diff, natural, work):
+    """Apply a stage's .diff to the natural content of its paths, into work."""
+    with tempfile.TemporaryDirectory(prefix="series-stage-") as tmp:
+        targets = assemble.patch_targets(diff)
+        for t in targets:
+            if os.path.exists(os.path.join(natural, t)):
+                place(os.path.join(natural, t), os.path.join(tmp, t))
+        r = subprocess.run(["git", "apply", diff], cwd=tmp,
+                           capture_output=True, text=True)
+        if r.returncode:
+            sys.exit(f"series: {os.path.relpath(diff, TOP)} does not apply:\n"
+                     f"{r.stderr}")
+        for t in targets:
+            sync(tmp, work, t)
+
+
+def maintainers_entries(text):
+    """[(section name, [F: patterns], [X: patterns])] of a MAINTAINERS."""
+    entries, cur = [], None
+    for ln in text.splitlines():
+        m = re.match(r"^([A-Z]):\s*(.*)$", ln)
+        if m and cur is not None:
+            if m.group(1) in "FX":
+                cur[1 if m.group(1) == "F" else 2].append(m.group(2).strip())
+        elif ln.strip() and not m:
+            cur = (ln.strip(), [], [])
+            entries.append(cur)
+        elif not ln.strip():
+            cur = cur if cur and not cur[1] and not cur[2] else None
+    return entries
+
+
+def pattern_matches(pat, path):
+    """get_maintainer.pl's F:/X: matching: a prefix match of the pattern
+    (* and ? as wildcards) at the same directory depth, or anywhere below
+    a pattern that ends in a slash."""
+    rx = re.escape(pat).replace(r"\*", "[^/]*").replace(r"\?", ".")
+    if not re.match(rx, path):
+        return False
+    return pat.endswith("/") or path.count("/") == pat.count("/")
+
+
+def covering(entries, path):
+    return [name for name, fs, xs in entries if name != "THE REST"
+            and any(pattern_matches(f, path) for f in fs)
+            and not any(pattern_matches(x, path) for x in xs)]
+
+
+def new_files(mail):
+    added, cur = [], None
+    for ln in open(mail, errors="replace"):
+        if ln.startswith("diff --git "):
+            cur = ln.split(" b/", 1)[1].strip()
+        elif ln.startswith("new file mode") and cur:
+            added.append(cur)
+    return added
 
 
 def identity():
@@ -96,20 +213,30 @@ def main():
         sys.exit("series: " + "\n        ".join(errors))
 
     removed_paths = assemble.expand_removed(BASE, removed_entries)
+    stages, errors = read_stages(blocks)
+    if errors:
+        sys.exit("series: " + "\n        ".join(errors))
     touched = set(overlay) | removed_paths
     for p in patches:
         touched |= set(assemble.patch_targets(os.path.join(PATCHES, p)))
+    for st in stages.values():
+        touched |= set(st)
 
     outdir = os.path.join(OUT, "series")
     work = os.path.join(OUT, "series-work")
+    # The natural tree: base, removals, overlay and base patches as the
+    # blocks bring them, without stages.  The work repository holds what
+    # each patch commits: the natural tree with the stages in force.
+    natural = os.path.join(OUT, "series-natural")
     shutil.rmtree(outdir, ignore_errors=True)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    for t in sorted(touched):
-        src = os.path.join(BASE, t)
-        if os.path.exists(src):
-            os.makedirs(os.path.dirname(os.path.join(work, t)), exist_ok=True)
-            shutil.copy2(src, os.path.join(work, t))
+    for d in (work, natural):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        for t in sorted(touched):
+            src = os.path.join(BASE, t)
+            if os.path.exists(src):
+                os.makedirs(os.path.dirname(os.path.join(d, t)), exist_ok=True)
+                shutil.copy2(src, os.path.join(d, t))
     name, email = identity()
     ident = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
              "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
@@ -119,16 +246,48 @@ def main():
         env=ident)
 
     made = 0
+    staged = {}     # path -> name of the stage whose version is in force
     for i, b in enumerate(blocks):
         mine = lambda kind, items: [x for x in items if owner.get((kind, x)) == i]
+        changed = set()
         for entry in mine("removal", removed_entries):
-            git(work, "rm", "-r", "-q", entry.rstrip("/"))
+            full = os.path.join(natural, entry)
+            changed |= {p for p in removed_paths
+                        if p == entry or p.startswith(entry.rstrip("/") + "/")}
+            if os.path.isdir(full):
+                shutil.rmtree(full)
+            elif os.path.exists(full):
+                os.remove(full)
         for f in mine("file", overlay):
-            dst = os.path.join(work, f)
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(os.path.join(OVERLAY, f), dst)
+            place(os.path.join(OVERLAY, f), os.path.join(natural, f))
+            changed.add(f)
         for p in mine("patch", patches):
-            git(work, "apply", os.path.join(PATCHES, p))
+            patch = os.path.join(PATCHES, p)
+            r = subprocess.run(["git", "apply", patch], cwd=natural,
+                               capture_output=True, text=True)
+            if r.returncode:
+                sys.exit(f"series: {p} does not apply in block "
+                         f"'{b['subject']}':\n{r.stderr}")
+            changed |= set(assemble.patch_targets(patch))
+        # A stage ends where the path changes in the natural tree or the
+        # block says Unstage; then the natural content is what it commits.
+        for path in b["unstage"]:
+            if path not in staged:
+                sys.exit(f"series: block '{b['subject']}' unstages {path}, "
+                         "which no stage holds")
+        for path in sorted(changed | set(b["unstage"]) | set(staged)):
+            if path in changed or path in b["unstage"]:
+                staged.pop(path, None)
+            if path not in staged:
+                sync(natural, work, path)
+        for st in b["stage"]:
+            for path, how in stages[st].items():
+                if how[0] == "content":
+                    place(how[1], os.path.join(work, path))
+                staged[path] = st
+            for diff in sorted({how[1] for how in stages[st].values()
+                                if how[0] == "diff"}):
+                apply_stage_diff(diff, natural, work)
         git(work, "add", "-A")
         if not git(work, "status", "--porcelain").stdout.strip():
             print(f"series: block '{b['subject']}' changes nothing; skipped")
@@ -139,6 +298,15 @@ def main():
                        env=dict(os.environ, GIT_AUTHOR_DATE=DATE,
                                 GIT_COMMITTER_DATE=DATE, **ident))
         made += 1
+    if staged:
+        sys.exit("series: stages still in force after the last patch (no later "
+                 "block carries the final version or unstages them): " +
+                 ", ".join(f"{p} ({s})" for p, s in sorted(staged.items())))
+    # With every stage ended, the series' result is the natural tree.
+    diff = subprocess.run(["diff", "-r", "-q", "-x", ".git", natural, work],
+                          capture_output=True, text=True)
+    if diff.returncode:
+        sys.exit("series: the series' last tree is not the overlay's:\n" + diff.stdout)
     if not made:
         sys.exit("series: nothing to send: the overlay is empty")
 
@@ -171,12 +339,15 @@ def main():
         print(res.stdout + res.stderr)
 
     bad = 0
-    # The series may teach checkpatch about its own annotations, so use the
-    # assembled tree's copy.
-    tree = os.path.join(OUT, "ours", "linux")
-    if not os.path.exists(os.path.join(tree, "scripts", "checkpatch.pl")):
-        tree = BASE
-    checkpatch = os.path.join(tree, "scripts", "checkpatch.pl")
+    # The series teaches checkpatch about its own annotations: run the
+    # series' own scripts/checkpatch.pl (from the work repository) at the
+    # top of the base tree, which it takes for the kernel tree.
+    tree = BASE
+    ownck = os.path.join(work, "scripts", "checkpatch.pl")
+    ckdir = tempfile.mkdtemp(prefix="series-checkpatch-")
+    checkpatch = os.path.join(ckdir, "checkpatch.pl")
+    shutil.copy2(ownck if os.path.exists(ownck)
+                 else os.path.join(BASE, "scripts", "checkpatch.pl"), checkpatch)
     for m in mails:
         r = subprocess.run([checkpatch, "--strict", "--no-color", "--terse", "--showfile", m],
                            capture_output=True, text=True, cwd=tree)
@@ -187,11 +358,31 @@ def main():
         if r.returncode and not found:
             e = 1
             found = r.stdout.splitlines()[-3:] + r.stderr.splitlines()[-3:]
+        # "added, moved or deleted file(s), does MAINTAINERS need
+        # updating?" asks a question; the MAINTAINERS of the tree this
+        # patch leaves answers it when an entry already covers every file
+        # the patch adds.
+        answered = ""
+        fpc = [ln for ln in found if "FILE_PATH_CHANGES" in ln
+               or "does MAINTAINERS need updating" in ln]
+        if fpc:
+            k = mails.index(m)
+            rev = f"HEAD~{len(mails) - 1 - k}"
+            entries = maintainers_entries(git(work, "show", f"{rev}:MAINTAINERS").stdout)
+            added = new_files(m)
+            cover = {f: covering(entries, f) for f in added}
+            if all(cover.values()):
+                found = [ln for ln in found if ln not in fpc]
+                w -= len(fpc)
+                names = sorted({n for v in cover.values() for n in v})
+                answered = (f" (its {len(added)} new files are under "
+                            f"MAINTAINERS: {', '.join(names)})")
         status = "clean" if e + w + c == 0 else f"{e} errors, {w} warnings, {c} checks"
-        print(f"   checkpatch {os.path.basename(m)}: {status}")
+        print(f"   checkpatch {os.path.basename(m)}: {status}{answered}")
         for ln in found:
             print(f"      {ln}")
-        bad += e + w
+        bad += e + w + c
+    shutil.rmtree(ckdir, ignore_errors=True)
     return 0 if applies and same and not bad else 1
 
 

@@ -1,0 +1,167 @@
+#!/bin/bash
+# `make series-check`: prove that every prefix of the patch series builds.
+#
+# Takes the mails `make series` wrote to out/series/, applies them one by
+# one with `git am` to a full git copy of the pinned base
+# (out/series-check/<arch>/ours/linux, checked out from
+# out/series-check/base, so the shared base tree is never written), and after each one configures
+# the project config afresh (allnoconfig + the fragments mkconfig.sh uses
+# for VARIANT=ours) and builds the kernel image and the modules
+# incrementally in a persistent objtree,
+# out/series-check/<arch>/build/ours-<arch>.
+# The base itself is built first, as prefix 0.
+#
+# One line per patch and arch: number, subject, arch, OK/FAILED, seconds,
+# and the options of the fragments Kconfig does not know yet at that
+# prefix (an option a later patch adds).  At the last patch every option
+# must be there.  Then scripts/get_maintainer.pl --no-git is run on every
+# patch in the fully applied tree and what it names is summarised.
+#
+# Environment: ARCHES (default "x86_64 arm64"), FROM=<n> (apply patches
+# before n without building them: for re-checking the tail of a series),
+# JOBS.  Logs: out/series-check/<arch>/logs/<nn>.log.
+# Exit status 1 when any prefix fails to build or the last one lacks an
+# option of the fragments.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$top/out}
+sc=$out/series-check
+series=$out/series
+ARCHES=${ARCHES:-x86_64 arm64}
+FROM=${FROM:-0}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$top")}
+
+mails=()
+for m in "$series"/[0-9][0-9][0-9][0-9]-*.patch; do
+	case "${m##*/}" in 0000-*) continue ;; esac
+	mails+=("$m")
+done
+[ "${#mails[@]}" -gt 0 ] || { echo "series-check: no patches in $series (run make series)" >&2; exit 1; }
+
+# The base as a git repository, made once from out/base/linux (the
+# Debian tree's .gitignore ignores everything, hence -f).
+stamp=$(sha1sum "$top/base/base.conf" | cut -c1-12)
+if [ ! -f "$sc/base/.git/series-check-base" ] ||
+	[ "$(cat "$sc/base/.git/series-check-base")" != "$stamp" ]; then
+	echo "series-check: making the base repository from out/base/linux"
+	rm -rf "$sc/base"
+	mkdir -p "$sc/base"
+	git -C "$sc/base" init -q -b base
+	git -C "$sc/base" config gc.auto 0
+	cp -a "$out/base/linux/." "$sc/base/"
+	git -C "$sc/base" add -A -f
+	git -C "$sc/base" -c user.name=base -c user.email=base@localhost \
+		commit -q -m "Linux 6.12 (base/base.conf)"
+	echo "$stamp" > "$sc/base/.git/series-check-base"
+fi
+
+subject() {
+	sed -n '/^Subject: /{s/^Subject: \[PATCH[^]]*\] //;p;q}' "$1"
+}
+
+# Bring <src> to the base commit, as a real copy (git checkout writes new
+# files with fresh mtimes, so the objtree sees exactly what changed).
+reset_src() {
+	local src=$1
+	if [ ! -d "$src/.git" ]; then
+		rm -rf "$src"
+		git clone -q --no-checkout "$sc/base" "$src"
+		git -C "$src" config gc.auto 0
+		git -C "$src" checkout -q -f -B check origin/base
+	fi
+	git -C "$src" am --abort >/dev/null 2>&1 || true
+	git -C "$src" fetch -q origin
+	git -C "$src" checkout -q -f -B check origin/base
+	git -C "$src" clean -q -fdx
+}
+
+am() {
+	git -C "$1" -c user.name=check -c user.email=check@localhost am -q --keep-cr "$2"
+}
+
+rc=0
+summary=()
+for arch in $ARCHES; do
+	(
+		set -euo pipefail
+		# lib.sh's layout under out/series-check/<arch>/: the tree in
+		# ours/linux, the objtree in build/ours-<arch>, so the compiler
+		# sees the same relative paths as in every other build of ours
+		# and ccache serves the files a patch does not change.
+		export ARCH=$arch VARIANT=ours FLAVOR=default OUT=$sc/$arch
+		. "$top/scripts/lib.sh"
+		src=$srctree
+		obj=$objtree
+		kmk=(nice -n 10 "${kmake[@]}")
+		logs=$sc/$arch/logs
+		mkdir -p "$obj" "$logs"
+		reset_src "$src"
+
+		frags=("$top/configs/common.config" "$top/configs/$arch.config")
+		[ -f "$top/configs/$arch-$TOOLCHAIN.config" ] && frags+=("$top/configs/$arch-$TOOLCHAIN.config")
+		frags+=("$top/configs/ours.config")
+		cat "${frags[@]}" > "$obj/series-check.fragment"
+		wanted=$(grep -E '^CONFIG_[A-Za-z0-9_]+=' "$obj/series-check.fragment" || true)
+
+		image=vmlinux
+		[ "$arch" = arm64 ] && image=Image
+		n=${#mails[@]}
+		arc=0
+		for i in $(seq 0 "$n"); do
+			if [ "$i" -gt 0 ]; then
+				m=${mails[$((i - 1))]}
+				sub=$(subject "$m")
+				if ! am "$src" "$m" > "$logs/am-$i.log" 2>&1; then
+					printf '%02d/%02d %-60.60s %-7s FAILED (git am)\n' "$i" "$n" "$sub" "$arch"
+					cat "$logs/am-$i.log"
+					exit 1
+				fi
+			else
+				sub="(the 6.12 base)"
+			fi
+			[ "$i" -lt "$FROM" ] && [ "$i" -ne 0 ] && continue
+			log=$logs/$(printf %02d "$i").log
+			start=$(date +%s)
+			ok=OK
+			if ! { "${kmk[@]}" KCONFIG_ALLCONFIG="$obj/series-check.fragment" allnoconfig &&
+				"${kmk[@]}" "$image" modules; } > "$log" 2>&1; then
+				ok=FAILED
+				arc=1
+			fi
+			secs=$(($(date +%s) - start))
+			# Options of the fragments this prefix does not know (yet).
+			missing=()
+			while IFS= read -r line; do
+				[ -n "$line" ] || continue
+				grep -qx -- "$line" "$obj/.config" || missing+=("${line%%=*}")
+			done <<< "$wanted"
+			note=
+			if [ "${#missing[@]}" -gt 0 ]; then
+				note=" (not in this Kconfig/arch: ${missing[*]#CONFIG_})"
+				if [ "$i" -eq "$n" ]; then
+					ok="FAILED config"
+					arc=1
+				fi
+			fi
+			printf '%02d/%02d %-60.60s %-7s %-6s %4d s%s\n' "$i" "$n" "$sub" "$arch" "$ok" "$secs" "$note"
+			if [ "$ok" = FAILED ]; then
+				grep -E 'error|Error|undefined' "$log" | head -8 | sed 's/^/      /'
+			fi
+		done
+		exit $arc
+	) || rc=1
+done
+
+# What get_maintainer.pl makes of each patch, in the fully applied tree of
+# the first arch (its MAINTAINERS has the series' own entries).
+first=${ARCHES%% *}
+tree=$sc/$first/ours/linux
+if [ -d "$tree/.git" ] && [ "$(git -C "$tree" rev-list --count origin/base..HEAD)" -eq "${#mails[@]}" ]; then
+	echo "get_maintainer.pl --no-git, per patch (maintainers: subsystems; lists):"
+	for m in "${mails[@]}"; do
+		res=$(cd "$tree" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+			--no-rolestats --subsystem --no-tree "$m" 2>&1 || true)
+		printf '  %s\n' "$(basename "$m" | cut -c1-4) $(python3 "$top/scripts/series-maintainers.py" <<< "$res")"
+	done
+fi
+exit $rc
