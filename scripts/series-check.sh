@@ -84,30 +84,59 @@ summary=()
 for arch in $ARCHES; do
 	(
 		set -euo pipefail
-		# lib.sh's layout under out/series-check/<arch>/: the tree in
-		# ours/linux, the objtree in build/ours-<arch>, so the compiler
-		# sees the same relative paths as in every other build of ours
-		# and ccache serves the files a patch does not change.
-		export ARCH=$arch VARIANT=ours FLAVOR=default OUT=$sc/$arch
-		. "$top/scripts/lib.sh"
-		src=$srctree
-		obj=$objtree
-		kmk=(nice -n 10 "${kmake[@]}")
-		logs=$sc/$arch/logs
-		mkdir -p "$obj" "$logs"
-		reset_src "$src"
-
+		# lib.sh's layouts under out/series-check/<arch>/, so the compiler
+		# sees the relative paths of the harness's other builds and
+		# ccache serves every file a prefix compiles as they did: up to
+		# the first patch that changes <linux/uprobes.h> (which
+		# <linux/mm_types.h> includes, so from there on almost every
+		# object differs from the base's) the tree is base/linux with
+		# the objtree build/upstream-<arch>, like VARIANT=upstream; from
+		# that patch on the same git tree is moved to ours/linux and
+		# builds in build/ours-<arch>, like VARIANT=ours.
+		export ARCH=$arch FLAVOR=default OUT=$sc/$arch
+		layout() {
+			VARIANT=$1
+			. "$top/scripts/lib.sh"
+			src=$srctree
+			obj=$objtree
+			kmk=(nice -n 10 "${kmake[@]}")
+			mkdir -p "$obj"
+			cat "${frags[@]}" > "$obj/series-check.fragment"
+		}
 		frags=("$top/configs/common.config" "$top/configs/$arch.config")
-		[ -f "$top/configs/$arch-$TOOLCHAIN.config" ] && frags+=("$top/configs/$arch-$TOOLCHAIN.config")
+		case $arch in arm64) tc=${TOOLCHAIN:-llvm} ;; *) tc=${TOOLCHAIN:-gcc} ;; esac
+		[ -f "$top/configs/$arch-$tc.config" ] && frags+=("$top/configs/$arch-$tc.config")
 		frags+=("$top/configs/ours.config")
-		cat "${frags[@]}" > "$obj/series-check.fragment"
-		wanted=$(grep -E '^CONFIG_[A-Za-z0-9_]+=' "$obj/series-check.fragment" || true)
+		wanted=$(cat "${frags[@]}" | grep -E '^CONFIG_[A-Za-z0-9_]+=' || true)
+		n=${#mails[@]}
+		switch=$((n + 1))
+		for i in $(seq 1 "$n"); do
+			if grep -q '^diff --git a/include/linux/uprobes.h ' "${mails[$((i - 1))]}"; then
+				switch=$i
+				break
+			fi
+		done
+		early=$sc/$arch/base/linux
+		late=$sc/$arch/ours/linux
+		if [ -d "$late/.git" ] && [ ! -e "$early" ]; then
+			mkdir -p "${early%/*}"
+			mv "$late" "$early"
+		fi
+		layout upstream
+		logs=$sc/$arch/logs
+		mkdir -p "$logs"
+		reset_src "$src"
 
 		image=vmlinux
 		[ "$arch" = arm64 ] && image=Image
-		n=${#mails[@]}
 		arc=0
 		for i in $(seq 0 "$n"); do
+			if [ "$i" -eq "$switch" ]; then
+				mkdir -p "${late%/*}"
+				rm -rf "$late"
+				mv "$early" "$late"
+				layout ours
+			fi
 			if [ "$i" -gt 0 ]; then
 				m=${mails[$((i - 1))]}
 				sub=$(subject "$m")
@@ -119,7 +148,7 @@ for arch in $ARCHES; do
 			else
 				sub="(the 6.12 base)"
 			fi
-			[ "$i" -lt "$FROM" ] && [ "$i" -ne 0 ] && continue
+			[ "$i" -lt "$FROM" ] && continue
 			log=$logs/$(printf %02d "$i").log
 			start=$(date +%s)
 			ok=OK
@@ -156,6 +185,7 @@ done
 # the first arch (its MAINTAINERS has the series' own entries).
 first=${ARCHES%% *}
 tree=$sc/$first/ours/linux
+[ -d "$tree/.git" ] || tree=$sc/$first/base/linux
 if [ -d "$tree/.git" ] && [ "$(git -C "$tree" rev-list --count origin/base..HEAD)" -eq "${#mails[@]}" ]; then
 	echo "get_maintainer.pl --no-git, per patch (maintainers: subsystems; lists):"
 	for m in "${mails[@]}"; do

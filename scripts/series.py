@@ -307,6 +307,16 @@ def main():
                           capture_output=True, text=True)
     if diff.returncode:
         sys.exit("series: the series' last tree is not the overlay's:\n" + diff.stdout)
+    # And that is the tree `make check` tests: the base patches applied in
+    # name order, as scripts/assemble.py does, give the same files.
+    with tempfile.TemporaryDirectory(prefix="series-assembled-") as scratch:
+        want = assemble.desired_state(BASE, OVERLAY, REMOVED, PATCHES, scratch)
+        differ = [p for p, src in sorted(want.items())
+                  if (os.path.exists(os.path.join(natural, p)) if src is None
+                      else not assemble.same(src, os.path.join(natural, p)))]
+    if differ:
+        sys.exit("series: the series' last tree differs from the assembled "
+                 "tree (base patches in name order) in: " + ", ".join(differ))
     if not made:
         sys.exit("series: nothing to send: the overlay is empty")
 
