@@ -14,8 +14,8 @@
 # One line per patch and arch: number, subject, arch, OK/FAILED, seconds,
 # and the options of the fragments Kconfig does not know yet at that
 # prefix (an option a later patch adds).  At the last patch every option
-# must be there.  Then scripts/get_maintainer.pl --no-git is run on every
-# patch in the fully applied tree and what it names is summarised.
+# must be there.  First, scripts/get_maintainer.pl --no-git is run on every
+# patch against the series' MAINTAINERS and what it names is summarised.
 #
 # Environment: ARCHES (default "x86_64 arm64"), FROM=<n> (apply patches
 # before n without building them: for re-checking the tail of a series),
@@ -79,8 +79,21 @@ am() {
 	git -C "$1" -c user.name=check -c user.email=check@localhost am -q --keep-cr "$2"
 }
 
+# What get_maintainer.pl makes of each patch, read against the MAINTAINERS
+# of the series' last tree (out/series-work, which `make series` leaves:
+# the base files the series touches, as its last patch leaves them), so
+# a patch is judged by the entries the series adds.
+if [ -f "$out/series-work/MAINTAINERS" ]; then
+	echo "get_maintainer.pl --no-git per patch (MAINTAINERS entries; lists; people):"
+	for m in "${mails[@]}"; do
+		res=$(cd "$out/series-work" && perl "$out/base/linux/scripts/get_maintainer.pl" \
+			--no-git --no-git-fallback --no-rolestats --subsystem --no-tree "$m" 2>&1 || true)
+		printf '  %s %s\n' "$(basename "$m" | cut -c1-4)" \
+			"$(python3 "$top/scripts/series-maintainers.py" <<< "$res")"
+	done
+fi
+
 rc=0
-summary=()
 for arch in $ARCHES; do
 	(
 		set -euo pipefail
@@ -181,17 +194,4 @@ for arch in $ARCHES; do
 	) || rc=1
 done
 
-# What get_maintainer.pl makes of each patch, in the fully applied tree of
-# the first arch (its MAINTAINERS has the series' own entries).
-first=${ARCHES%% *}
-tree=$sc/$first/ours/linux
-[ -d "$tree/.git" ] || tree=$sc/$first/base/linux
-if [ -d "$tree/.git" ] && [ "$(git -C "$tree" rev-list --count origin/base..HEAD)" -eq "${#mails[@]}" ]; then
-	echo "get_maintainer.pl --no-git, per patch (maintainers: subsystems; lists):"
-	for m in "${mails[@]}"; do
-		res=$(cd "$tree" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-			--no-rolestats --subsystem --no-tree "$m" 2>&1 || true)
-		printf '  %s\n' "$(basename "$m" | cut -c1-4) $(python3 "$top/scripts/series-maintainers.py" <<< "$res")"
-	done
-fi
 exit $rc
