@@ -19,7 +19,8 @@
 #
 # Environment: ARCHES (default "x86_64 arm64"), FROM=<n> (apply patches
 # before n without building them: for re-checking the tail of a series),
-# JOBS.  Logs: out/series-check/<arch>/logs/<nn>.log.
+# GET_MAINTAINER=0 (skip the summary), JOBS.  Logs:
+# out/series-check/<arch>/logs/<nn>.log.
 # Exit status 1 when any prefix fails to build or the last one lacks an
 # option of the fragments.
 set -euo pipefail
@@ -83,7 +84,7 @@ am() {
 # of the series' last tree (out/series-work, which `make series` leaves:
 # the base files the series touches, as its last patch leaves them), so
 # a patch is judged by the entries the series adds.
-if [ -f "$out/series-work/MAINTAINERS" ]; then
+if [ "${GET_MAINTAINER:-1}" != 0 ] && [ -f "$out/series-work/MAINTAINERS" ]; then
 	echo "get_maintainer.pl --no-git per patch (MAINTAINERS entries; lists; people):"
 	for m in "${mails[@]}"; do
 		res=$(cd "$out/series-work" && perl "$out/base/linux/scripts/get_maintainer.pl" \
@@ -143,6 +144,7 @@ for arch in $ARCHES; do
 		image=vmlinux
 		[ "$arch" = arm64 ] && image=Image
 		arc=0
+		prev_missing=
 		for i in $(seq 0 "$n"); do
 			if [ "$i" -eq "$switch" ]; then
 				mkdir -p "${late%/*}"
@@ -162,6 +164,16 @@ for arch in $ARCHES; do
 				sub="(the 6.12 base)"
 			fi
 			[ "$i" -lt "$FROM" ] && continue
+			# A patch that only touches files no kernel build reads
+			# (documents, selftests, MAINTAINERS, checkpatch) leaves the
+			# previous prefix's build as it was: say so, build nothing.
+			if [ "$i" -gt "$FROM" ] && [ "$i" -gt 0 ] && [ "$arc" -eq 0 ] &&
+				! grep '^diff --git a/' "$m" | sed 's|^diff --git a/\([^ ]*\) .*|\1|' |
+				grep -qvE '^(Documentation/.*\.rst|tools/testing/selftests/.*|MAINTAINERS|scripts/checkpatch\.pl)$'; then
+				printf '%02d/%02d %-60.60s %-7s %-6s %4s   (no file a build reads)\n' \
+					"$i" "$n" "$sub" "$arch" OK -
+				continue
+			fi
 			log=$logs/$(printf %02d "$i").log
 			start=$(date +%s)
 			ok=OK
@@ -178,8 +190,16 @@ for arch in $ARCHES; do
 				grep -qx -- "$line" "$obj/.config" || missing+=("${line%%=*}")
 			done <<< "$wanted"
 			note=
+			# Options the previous prefix had and this one lacks: what a
+			# stage turns off until a later patch (shown, not failed).
+			lost=()
+			for o in "${missing[@]}"; do
+				case " $prev_missing " in *" $o "*) ;; *) lost+=("${o#CONFIG_}") ;; esac
+			done
+			[ "$i" -gt "$FROM" ] && [ "${#lost[@]}" -gt 0 ] && note=" (off from here: ${lost[*]})"
+			prev_missing=" ${missing[*]} "
 			if [ "${#missing[@]}" -gt 0 ]; then
-				note=" (not in this Kconfig/arch: ${missing[*]#CONFIG_})"
+				note="$note (not in this Kconfig/arch: ${missing[*]#CONFIG_})"
 				if [ "$i" -eq "$n" ]; then
 					ok="FAILED config"
 					arc=1
