@@ -373,8 +373,8 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
  * @regs: the registers of the breakpoint trap, as the trap left them
  *
  * The port knows whether its breakpoint leaves the instruction pointer on
- * itself or past it.  Tools built outside the tree (SystemTap's runtime)
- * find this by name.
+ * itself or past it; modules that watch uprobe traps (SystemTap's runtime,
+ * the uprobes torture modules) ask here instead of knowing every port.
  *
  * Return: the user address of the breakpoint instruction.
  */
@@ -382,3 +382,4 @@ unsigned long uprobe_get_swbp_addr(struct pt_regs *regs)
 {
 	return arch_uprobe_trap_vaddr(regs);
 }
+EXPORT_SYMBOL_GPL(uprobe_get_swbp_addr);

@@ -263,28 +263,19 @@ static int read_target(u64 *begun, u64 *finished)
 
 /* --- traps and removals at the probes, and the text there --- */
 
-/* The user pc uprobe_notify_resume() sees after the breakpoint at @vaddr. */
-static unsigned long trap_pc(unsigned long vaddr)
-{
-#ifdef CONFIG_X86
-	return vaddr + UPROBE_SWBP_INSN_SIZE;	/* int3 leaves ip past itself */
-#else
-	return vaddr;
-#endif
-}
-
 static int count_trap(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct pt_regs *uregs;
-	unsigned long pc;
+	unsigned long vaddr;
 	int i;
 
 	if (current->mm != READ_ONCE(target_mm))
 		return 0;
 	uregs = (struct pt_regs *)regs_get_kernel_argument(regs, 0);
-	pc = instruction_pointer(uregs);
+	/* Where the breakpoint was, wherever the port leaves the pc. */
+	vaddr = uprobe_get_swbp_addr(uregs);
 	for (i = 0; i < nr_offsets; i++)
-		if (pc == trap_pc(probe_vaddr[i]))
+		if (vaddr == probe_vaddr[i])
 			atomic_long_inc(&traps[i]);
 	return 0;
 }

@@ -287,10 +287,7 @@ static int pt_count_trap(struct kprobe *kp, struct pt_regs *regs)
 	if (!current->mm)
 		return 0;
 	uregs = (struct pt_regs *)regs_get_kernel_argument(regs, 0);
-	vaddr = instruction_pointer(uregs);
-#ifdef CONFIG_X86
-	vaddr -= UPROBE_SWBP_INSN_SIZE;		/* int3 leaves ip past itself */
-#endif
+	vaddr = uprobe_get_swbp_addr(uregs);
 	count_at(current->mm, vaddr, true);
 	return 0;
 }
