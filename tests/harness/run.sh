@@ -39,6 +39,18 @@ elif ! grep -q "has no reason" "$tmp/out"; then
 	cat "$tmp/out"
 	rc=1
 fi
+# --any-skip (the boots of series prefixes, which have no lists) lets a
+# skip through, and nothing else.
+: > "$tmp/expect/fixture"
+rm -f "$tmp/skip/fixture"
+for f in exit4-skip:0 crash:1 failed-case:1 timeout:1 orphans:1; do
+	python3 "$v" --any-skip "fixture:${f%%:*}.log:$tmp/expect/fixture" > /dev/null
+	got=$?
+	if [ "$got" -ne "${f#*:}" ]; then
+		echo "verdict self-test: --any-skip gave ${f%%:*}.log exit $got, expected ${f#*:}"
+		rc=1
+	fi
+done
 rm -rf "$tmp"
 # Each failing fixture fails for its own reason, not by accident.
 for f in exit4-skip:"unexpected skip" all-skip:"unexpected skip" \
