@@ -13,8 +13,8 @@
 #   make matrix [ARCH=...] [ENTRIES="kprobes-off ..."]   build ours with each
 #       configs/matrix/ entry (KPROBES=n, MODULES=n, PREEMPT_RT...); not in check
 #   make series   the patch series in out/series/, git am + checkpatch --strict
-#   make series-check [ARCH=...]   build every prefix of the series (slow:
-#       not part of check), get_maintainer.pl per patch (README)
+#   make series-check [ARCH=...] [SERIES_BOOT=all]   build (and boot) every
+#       prefix of the series (slow: not in check), get_maintainer.pl (README)
 #   make build | make setup | make clean
 
 VARIANT ?= ours

@@ -17,12 +17,19 @@
 # must be there.  First, scripts/get_maintainer.pl --no-git is run on every
 # patch against the series' MAINTAINERS and what it names is summarised.
 #
+# SERIES_BOOT=all (or a list of prefix numbers, "5 9 12") also boots each
+# such prefix that built: its KUnit suites, built in and as modules, run
+# in the harness's guest (a small initramfs of the prefix's own modules,
+# no kselftests) and scripts/verdict.py --any-skip judges the console:
+# every case that ran passed, no kernel report, the guest finished.
+#
 # Environment: ARCHES (default "x86_64 arm64"), FROM=<n> (apply patches
 # before n without building them: for re-checking the tail of a series),
-# GET_MAINTAINER=0 (skip the summary), JOBS.  Logs:
-# out/series-check/<arch>/logs/<nn>.log.
-# Exit status 1 when any prefix fails to build or the last one lacks an
-# option of the fragments.
+# GET_MAINTAINER=0 (skip the summary), SERIES_BOOT, JOBS.  Logs:
+# out/series-check/<arch>/logs/<nn>.log (build), <tag>-prefix-<nn>.log
+# (console).
+# Exit status 1 when any prefix fails to build or to boot clean, or the
+# last one lacks an option of the fragments.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/out}
@@ -94,6 +101,66 @@ if [ "${GET_MAINTAINER:-1}" != 0 ] && [ -f "$out/series-work/MAINTAINERS" ]; the
 	done
 fi
 
+# Is prefix $1 one SERIES_BOOT asks to boot?
+boot_wanted() {
+	case " ${SERIES_BOOT:-} " in
+	"  ") return 1 ;;
+	" all ") return 0 ;;
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
+# A guest's initramfs for prefix builds: busybox, our init and the
+# prefix's modules; the check job then loads the KUnit modules it finds
+# and, with no kselftests in it, finishes.
+prefix_initramfs() {
+	local root=$sc/$ARCH/initramfs/root m
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,etc/harness,proc,sys,dev,tmp,lib}
+	cp "$top_busybox" "$root/bin/busybox"
+	ln "$root/bin/busybox" "$root/bin/sh"
+	cp "$top/scripts/guest/init" "$root/init"
+	cp -a "$obj/modroot/lib/modules" "$root/lib/"
+	: > "$root/etc/harness/kunit-modules"
+	for m in $(grep -v '^#' "$top/tests/kunit-modules" | xargs); do
+		if find "$root/lib/modules" -name "$m.ko*" | grep -q .; then
+			echo "$m" >> "$root/etc/harness/kunit-modules"
+		fi
+	done
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |
+		gzip -1 > "$sc/$ARCH/initramfs/$tag.cpio.gz"
+}
+
+# Boot prefix $1's build; print the verdict's summary, fail on a bad one.
+boot_prefix() {
+	local nn blog empty
+	nn=$(printf %02d "$1")
+	blog=$logs/$tag-prefix-$nn.log
+	if ! { "${kmk[@]}" "${image_rel##*/}" &&
+		rm -rf "$obj/modroot" &&
+		"${kmk[@]}" INSTALL_MOD_PATH="$obj/modroot" INSTALL_MOD_STRIP=1 \
+			modules_install; } >> "$logs/$nn.log" 2>&1; then
+		echo "      boot: FAILED (image or modules_install, see logs/$nn.log)"
+		return 1
+	fi
+	mkdir -p "$sc/$ARCH/initramfs"
+	prefix_initramfs
+	VARIANT=$VARIANT LOG_SUFFIX=-prefix-$nn "$top/scripts/boot.sh" check \
+		> /dev/null 2>&1
+	mkdir -p "$sc/expect-none/expect"
+	empty=$sc/expect-none/expect/none
+	: > "$empty"
+	if python3 "$top/scripts/verdict.py" --any-skip "prefix:$blog:$empty" \
+		> "$blog.verdict"; then
+		echo "      boot: PASS, $(tail -n1 "$blog.verdict") (${blog#$top/})"
+		return 0
+	fi
+	echo "      boot: FAILED (${blog#$top/})"
+	grep -E 'FAIL|not ok' "$blog.verdict" | head -8 | sed 's/^/        /'
+	return 1
+}
+
 rc=0
 for arch in $ARCHES; do
 	(
@@ -107,6 +174,9 @@ for arch in $ARCHES; do
 		# the objtree build/upstream-<arch>, like VARIANT=upstream; from
 		# that patch on the same git tree is moved to ours/linux and
 		# builds in build/ours-<arch>, like VARIANT=ours.
+		# The harness's busybox, before lib.sh points $out elsewhere.
+		top_busybox=/bin/busybox
+		[ "$arch" = arm64 ] && top_busybox=$out/sysroot/arm64/bin/busybox
 		export ARCH=$arch FLAVOR=default OUT=$sc/$arch
 		layout() {
 			VARIANT=$1
@@ -208,6 +278,8 @@ for arch in $ARCHES; do
 			printf '%02d/%02d %-60.60s %-7s %-6s %4d s%s\n' "$i" "$n" "$sub" "$arch" "$ok" "$secs" "$note"
 			if [ "$ok" = FAILED ]; then
 				grep -E 'error|Error|undefined' "$log" | head -8 | sed 's/^/      /'
+			elif boot_wanted "$i"; then
+				boot_prefix "$i" || arc=1
 			fi
 		done
 		exit $arc
