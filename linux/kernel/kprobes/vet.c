@@ -197,17 +197,6 @@ out:
 	return ret;
 }
 
-/*
- * kprobe_check_text() for what may have changed since, now under
- * kprobes_mutex: init text declared gone in between (a module gone live,
- * the kernel freeing its init memory).  The code that declares it sets
- * the new state first and then takes the mutex to mark the probes there
- * [GONE]; a probe attached after that pass would stay live on freed
- * text.  Seen under the mutex, the old state means the pass has not
- * started and will find this probe.  Likewise a module's blacklist,
- * which comes into force under the mutex when the module is coming, and
- * a module going because its load failed.
- */
 #ifdef CONFIG_MODULES
 static int module_text_still_there(unsigned long addr, struct module *mod)
 {
@@ -228,13 +217,23 @@ static int module_text_still_there(unsigned long addr, struct module *mod)
 }
 #else
 /* Without modules kprobe_check_text() never finds one. */
-static inline int module_text_still_there(unsigned long addr,
-					  struct module *mod)
+static int module_text_still_there(unsigned long addr, struct module *mod)
 {
 	return 0;
 }
 #endif
 
+/*
+ * kprobe_check_text() for what may have changed since, now under
+ * kprobes_mutex: init text declared gone in between (a module gone live,
+ * the kernel freeing its init memory).  The code that declares it sets
+ * the new state first and then takes the mutex to mark the probes there
+ * [GONE]; a probe attached after that pass would stay live on freed
+ * text.  Seen under the mutex, the old state means the pass has not
+ * started and will find this probe.  Likewise a module's blacklist,
+ * which comes into force under the mutex when the module is coming, and
+ * a module going because its load failed.
+ */
 int kprobe_check_text_still_there(struct kprobe *probe, struct module *mod)
 {
 	unsigned long addr = (unsigned long)probe->addr;
