@@ -722,9 +722,15 @@ static void kx86_post_handler_joins_optimized_site(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, fn);
 	WRITE_ONCE(own_tester, current);
-	watched_addr = (void *)fn;
-	memcpy(watched_bytes, fn, sizeof(watched_bytes));
+	/* The probe lands past an ENDBR on IBT kernels: learn where first. */
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	watched_addr = kp->addr;
+	unregister_kprobe(kp);
+	memcpy(watched_bytes, watched_addr, sizeof(watched_bytes));
+	*kp = (struct kprobe) { .addr = (void *)fn,
+				.pre_handler = count_own_pre };
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_PTR_EQ(test, kp->addr, watched_addr);
 	KUNIT_ASSERT_TRUE(test, jumped(kp));
 	h = kprobe_kunit_start_hot_caller(test, fn, kx86_opt_expected);
 	h->watch = watch_jump_and_post;
