@@ -689,7 +689,7 @@ static int caller(void *arg)
 		if (r != kpt_expected(t->nr, x))
 			atomic_long_inc(&n_wrong);
 		if (!(++i % 64))
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 	}
 	atomic_dec(&callers_active);
 	torture_kthread_stopping("kpt_caller");

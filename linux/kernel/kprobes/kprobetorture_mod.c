@@ -50,7 +50,7 @@ static int call_loop(void *unused)
 		if (kprobetorture_mod_call(nr, kptm_fns[nr], x) != expected(nr, x))
 			kprobetorture_mod_wrong();
 		if (!(++i % 64))
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }
