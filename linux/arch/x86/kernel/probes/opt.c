@@ -234,9 +234,15 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	unsigned long addr = (unsigned long)p->addr, slot;
 	u8 region[KPROBE_JUMP_REGION_MAX + MAX_INSN_SIZE];
 	u8 buf[KPROBE_INSN_SLOT_SIZE];
+	unsigned long entry = (unsigned long)kprobe_detour_entry;
 	kprobe_opcode_t *detour;
 	int len, ret;
 
+	/*
+	 * Keep the compiler from folding "entry - 5" into one relocation:
+	 * with IBT, objtool takes that for a pointer to a place with no ENDBR.
+	 */
+	OPTIMIZER_HIDE_VAR(entry);
 	BUILD_BUG_ON(DETOUR_SIZE(KPROBE_JUMP_REGION_MAX) > KPROBE_INSN_SLOT_SIZE);
 	BUILD_BUG_ON(DETOUR_CALL + CALL_INSN_SIZE != DETOUR_COPY);
 	if (!x86_probe_runs_anywhere(ai->pi.op))
@@ -255,7 +261,7 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 		return -ENOMEM;
 	slot = (unsigned long)detour;
 	if (!in_rel32_reach(addr, slot + DETOUR_CALL) ||
-	    !in_rel32_reach(slot + DETOUR_CALL, (unsigned long)kprobe_detour_entry) ||
+	    !in_rel32_reach(slot + DETOUR_CALL, entry) ||
 	    !in_rel32_reach(slot + DETOUR_COPY + len, addr + len)) {
 		ret = -ERANGE;
 		goto fail;
@@ -263,7 +269,7 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
 	*(struct kprobe **)(buf + DETOUR_OWNER) = p;
 	__text_gen_insn(buf + DETOUR_CALL, CALL_INSN_OPCODE,
-			(void *)(slot + DETOUR_CALL), kprobe_detour_entry,
+			(void *)(slot + DETOUR_CALL), (void *)entry,
 			CALL_INSN_SIZE);
 	ret = relocate_region(buf + DETOUR_COPY, region, len, addr,
 			      slot + DETOUR_COPY);
