@@ -29,7 +29,8 @@
  *                             instruction from a copy that jumps back by
  *                             itself, with no second trap; the port then
  *                             implements arch_kprobe_boostable().  0 or
- *                             undefined otherwise.
+ *                             undefined otherwise (it may depend on the
+ *                             config, on CONFIG_PREEMPTION say).
  *   KPROBE_JUMP_REGION_MAX    (CONFIG_OPTPROBES) the most bytes a jump
  *                             region may span: how far before a new
  *                             breakpoint the core looks for a region that

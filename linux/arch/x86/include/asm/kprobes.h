@@ -34,7 +34,7 @@ static_assert(KPROBE_INSN_SLOT_SIZE >= 2 * MAX_INSN_SIZE + INT3_INSN_SIZE +
  * in a detour.
  */
 #define KPROBE_PREEMPTIBLE_SLOTS	0
-#define KPROBE_BOOSTS			1
+#define KPROBE_BOOSTS			(!IS_ENABLED(CONFIG_PREEMPTION))
 /* int3: a slot filled with it traps wherever it is entered. */
 #define KPROBE_SLOT_POISON		INT3_INSN_OPCODE
 

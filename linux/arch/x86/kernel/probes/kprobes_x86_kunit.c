@@ -109,7 +109,7 @@ static void kx86_boost_follows_post_handler(struct kunit *test)
 
 	site = find_stepped(test, kp);
 	KUNIT_ASSERT_NOT_NULL(test, site);
-	if (IS_ENABLED(CONFIG_PREEMPTION)) {
+	if (!KPROBE_BOOSTS) {
 		/*
 		 * A task may be preempted in a copy that jumps back by
 		 * itself, so there is none (KPROBE_PREEMPTIBLE_SLOTS is 0).

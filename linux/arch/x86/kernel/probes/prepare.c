@@ -91,7 +91,7 @@ static int check_boundary(unsigned long addr)
  */
 static bool boostable(unsigned long addr)
 {
-	if (IS_ENABLED(CONFIG_PREEMPTION))
+	if (!KPROBE_BOOSTS)
 		return false;
 	return !search_exception_tables(addr);
 }
@@ -187,10 +187,12 @@ int arch_prepare_kprobe(struct kprobe *probe)
 	}
 }
 
+#if KPROBE_BOOSTS
 bool arch_kprobe_boostable(struct kprobe *head)
 {
 	return head->ainsn.boost;
 }
+#endif
 
 void arch_remove_kprobe(struct kprobe *probe)
 {
