@@ -38,6 +38,10 @@ fi
 # KASAN, lockdep and the other checks of the debug flavor slow a TCG
 # guest down about fourfold: the default bound would cut its run short.
 [ "$FLAVOR" = debug ] && export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
+# A defconfig kernel ticks at 1000 Hz, may be preempted and carries the
+# distribution's mitigations and drivers: its suites run severalfold
+# slower under TCG than the project config's.
+[ "$FLAVOR" = defconfig ] && export BOOT_TIMEOUT=${BOOT_TIMEOUT:-1800}
 
 # The source files KCSAN reports are judged by: ours, and the upstream
 # files they replace (the same set for both variants).
