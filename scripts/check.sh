@@ -143,7 +143,7 @@ for a in $ARCHES; do
 	rm -f "$out/logs/$t.log.kcsan"
 	check_boot "$a" &
 	guests+=($!)
-	specs+=("$VARIANT $a:$out/logs/$t.log:$expect_dir/$a")
+	specs+=("$VARIANT $a $FLAVOR:$out/logs/$t.log:$expect_dir/$a")
 	if [ "$clients" = 1 ]; then
 		clients_run "$a" &
 		guests+=($!)

@@ -162,12 +162,21 @@ def parse(path, xfail=frozenset(), skips=frozenset(), kcsan_sorted=False):
     return suites, crashes, finished, timed_out
 
 
+# The words an xfail or skip entry may be limited to (see case_list()).
+LABEL_WORDS = ("ours", "upstream", "lean", "default", "debug", "preempt",
+               "kcsan", "debuginfo", "defconfig")
+
+
 def case_list(expect_path, kind, label, errors):
     """The cases listed in tests/<kind>/<arch> next to EXPECT (kind: xfail
-    or skip): "suite: case", optionally prefixed by the one label word
-    the entry is for: a variant ("ours"/"upstream") or "lean" (a client
-    boot on a kernel without DWARF and BTF, scripts/clients-lib.sh).  Each entry needs a reason: a
-    comment on its line or in the comment block right above it."""
+    or skip): "suite: case", optionally prefixed by the label words the
+    entry is for, comma-separated: a variant ("ours"/"upstream"), "lean"
+    (a client boot on a kernel without DWARF and BTF,
+    scripts/clients-lib.sh) or a flavor ("defconfig"...), each of which may
+    be negated with "!".  The entry applies when the boot's label has one
+    of its plain words (if it names any) and none of its negated ones.
+    Each entry needs a reason: a comment on its line or in the comment
+    block right above it."""
     path = os.path.join(os.path.dirname(os.path.dirname(expect_path)), kind,
                         os.path.basename(expect_path))
     found = set()
@@ -187,9 +196,14 @@ def case_list(expect_path, kind, label, errors):
             continue
         if not (reason or comment.strip()):
             errors.append(f"{path}:{n}: '{line}' has no reason")
-        variant, _, rest = line.partition(" ")
-        if variant in ("ours", "upstream", "lean"):
-            if variant not in label.split():
+        words, _, rest = line.partition(" ")
+        terms = words.split(",")
+        if all(t.lstrip("!") in LABEL_WORDS for t in terms):
+            have = set(label.split())
+            plain = [t for t in terms if not t.startswith("!")]
+            if plain and not have.intersection(plain):
+                continue
+            if any(t[1:] in have for t in terms if t.startswith("!")):
                 continue
             line = rest
         suite, case = line.split(":", 1)

@@ -52,6 +52,27 @@ for f in exit4-skip:0 crash:1 failed-case:1 timeout:1 orphans:1; do
 	fi
 done
 rm -rf "$tmp"
+# An entry limited by label words: "!defconfig" excuses the case on every
+# boot but a FLAVOR=defconfig one, "defconfig" on that one only.
+tmp=$(mktemp -d)
+mkdir "$tmp/expect" "$tmp/skip" "$tmp/xfail"
+cp expect "$tmp/expect/fixture"
+cp skip/expect "$tmp/skip/fixture"
+for f in '!defconfig:fixture:0' '!defconfig:fixture defconfig:1' \
+	'defconfig:fixture defconfig:0' 'defconfig:fixture:1' \
+	'ours,!defconfig:fixture ours:0' 'ours,!defconfig:fixture upstream:1'; do
+	words=${f%%:*}
+	rest=${f#*:}
+	printf '# Fixture: label words %s.\n%s kselftest.demo: demo.sh\n' "$words" "$words" \
+		> "$tmp/xfail/fixture"
+	python3 "$v" "${rest%:*}:pass-xfail.log:$tmp/expect/fixture" > /dev/null
+	got=$?
+	if [ "$got" -ne "${rest##*:}" ]; then
+		echo "verdict self-test: xfail entry '$words' on label '${rest%:*}' gave exit $got, expected ${rest##*:}"
+		rc=1
+	fi
+done
+rm -rf "$tmp"
 # Each failing fixture fails for its own reason, not by accident.
 for f in exit4-skip:"unexpected skip" all-skip:"unexpected skip" \
 	xpass:XPASS xfail-short-plan:"plan said 2" plan-mismatch:"plan said 4" \
