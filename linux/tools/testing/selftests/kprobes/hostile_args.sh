@@ -103,7 +103,8 @@ for set in "$expected" "${expected%.txt}"-*.txt; do
 done
 if [ -z "$matched" ]; then
 	diff -u "$expected" /tmp/hostile_args.txt | sed 's/^/# /'
-	ksft_fail "the answers differ from $(basename "$expected") (diff above) and from every other set for this arch"
+	ksft_fail "the answers differ from $(basename "$expected") (diff above)" \
+		"and from every other set for this arch"
 fi
 echo "# the answers are $(basename "$matched")'s"
 ksft_pass "$(since | grep "$MOD: done " | tail -n 1 | sed "s/.*$MOD: done //")"
