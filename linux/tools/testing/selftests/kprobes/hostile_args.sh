@@ -15,7 +15,10 @@
 # then to commit.  hostile_args-<ours|upstream>-<uname -m>.txt holds the
 # answers of the project config; a config whose code generation moves
 # the instructions the byte sweeps meet (x86_64_defconfig's IBT landing
-# pads and return thunks) has its own, hostile_args-...-<uname -m>-<tag>.txt.
+# pads and return thunks) or the layout of this test's module (arm64's
+# defconfig: kph_add3+0x1000 falls past the module's text onto memory
+# kallsyms names, -EINVAL, not onto none, -ENOENT) has its own,
+# hostile_args-...-<uname -m>-<tag>.txt.
 # HOSTILE_UPDATE=1 writes the first file instead of comparing,
 # HOSTILE_UPDATE=<tag> the tagged one.
 # HOSTILE_WAIT bounds the wait for the sweep, in seconds (default 100).
