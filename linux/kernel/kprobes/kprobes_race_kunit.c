@@ -41,14 +41,7 @@ static int krc_target_expected(int x)
 
 /* Hits of the case's own calls; the other CPU's are not counted. */
 static struct task_struct *tester;
-static atomic_t hits, posts;
-
-static int count_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	if (current == READ_ONCE(tester))
-		atomic_inc(&hits);
-	return 0;
-}
+static atomic_t posts;
 
 static void count_post(struct kprobe *kp, struct pt_regs *regs,
 		       unsigned long flags)
@@ -546,6 +539,14 @@ static void krc_interrupt_fault_not_the_probes(struct kunit *test)
 static struct kprobe *requeued;
 static int enable_ret, reregister_ret;
 static bool enable_done, reregister_done;
+static atomic_t hits;
+
+static int count_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(tester))
+		atomic_inc(&hits);
+	return 0;
+}
 
 static int enable_requeued(void *unused)
 {
