@@ -18,6 +18,8 @@
  *              mem N      slab bytes per kprobe (N of them, median of
  *                         three rounds) and, the first time, per
  *                         kretprobe instance (4096 of them)
+ *              prof KIND N  N untimed calls under one probe kind, for
+ *                         scripts/profile.sh (see cmd_prof())
  * Results are printed as "kprobes_bench: RESULT <metric> <value> <unit>".
  * A metric whose probes did not fire as often as expected is not printed;
  * the write fails with -EIO instead.
@@ -489,6 +491,77 @@ static int cmd_hits(void)
 	return err ? -EIO : 0;
 }
 
+/*
+ * "prof KIND N": N calls under one probe of KIND and nothing else timed,
+ * for an instruction profile of the guest (scripts/profile.sh, QEMU's
+ * -plugin): the host subtracts a run of KIND "none".  KIND is entry,
+ * kretprobe, body, body_post, two, eight, ret or none; a body probe
+ * waits for the optimizer first, as the hit figures do.
+ */
+static int cmd_prof(const char *kind, unsigned long n)
+{
+	struct kretprobe rp = { .kp.addr = (kprobe_opcode_t *)bench_target,
+				.handler = count_ret };
+	unsigned long offset = body_offset;
+	struct kprobe *kp = NULL;
+	int i, nr = 1, ret = 0;
+	bool post = false;
+
+	if (!strcmp(kind, "none")) {
+		nr = 0;
+	} else if (!strcmp(kind, "kretprobe")) {
+		ret = register_kretprobe(&rp);
+		if (ret)
+			return ret;
+		nr = 0;
+	} else if (!strcmp(kind, "entry")) {
+		offset = 0;
+	} else if (!strcmp(kind, "body_post")) {
+		post = true;
+	} else if (!strcmp(kind, "two")) {
+		nr = 2;
+	} else if (!strcmp(kind, "eight")) {
+		nr = 8;
+	} else if (!strcmp(kind, "ret")) {
+		if (!return_offset)
+			return -ENOENT;
+		offset = return_offset;
+	} else if (strcmp(kind, "body")) {
+		return -EINVAL;
+	}
+	if (nr) {
+		kp = kcalloc(nr, sizeof(*kp), GFP_KERNEL);
+		if (!kp)
+			return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		kp[i].addr = (kprobe_opcode_t *)((unsigned long)bench_target +
+						 offset);
+		kp[i].pre_handler = count_pre;
+		if (post)
+			kp[i].post_handler = count_post;
+		ret = register_kprobe(&kp[i]);
+		if (ret)
+			goto out;
+	}
+	if (nr) {
+		wait_optimized(kp, nr);
+		mechanism(kind, &kp[0], "");
+	}
+	reset_hits();
+	time_calls(n);
+	pr_info("INFO prof %s: %ld pre, %ld post, %ld return hits for %lu calls\n",
+		kind, atomic_long_read(&pre_hits), atomic_long_read(&post_hits),
+		atomic_long_read(&ret_hits), n);
+out:
+	while (--i >= 0)
+		unregister_kprobe(&kp[i]);
+	kfree(kp);
+	if (!strcmp(kind, "kretprobe"))
+		unregister_kretprobe(&rp);
+	return ret;
+}
+
 /* --- registration at scale --- */
 
 static char **targets;
@@ -822,6 +895,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 {
 	char *buf = copy_in(ubuf, count);
 	unsigned int n = 0;
+	char kind[16];
 	int ret;
 
 	if (IS_ERR(buf))
@@ -835,6 +909,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 		ret = cmd_reg(n);
 	else if (sscanf(buf, "mem %u", &n) == 1 && n)
 		ret = cmd_mem(n);
+	else if (sscanf(buf, "prof %15s %u", kind, &n) == 2 && n)
+		ret = cmd_prof(kind, n);
 	else
 		ret = -EINVAL;
 	mutex_unlock(&bench_lock);

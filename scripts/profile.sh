@@ -1,10 +1,13 @@
 #!/bin/bash
-# `scripts/profile.sh KIND`: where a uprobe hit spends its instructions,
+# `scripts/profile.sh KIND`: where a probe hit spends its instructions,
 # by kernel function, for $VARIANT/$ARCH.  Boots the bench job twice under
 # a QEMU TCG plugin that counts every guest instruction (bench/profile/):
-# 100000 calls under the probe KIND (entry, ret, entry+ret, step, or arm
-# for the 100-process arming) and the same calls unprobed, and prints the
-# difference per call.  The plugin needs QEMU's qemu-plugin.h, which
+# 100000 calls under the probe KIND and the same calls unprobed, and
+# prints the difference per call.  Uprobe kinds: entry, ret, entry+ret,
+# step, or arm for the 100-process arming.  Kprobe kinds, from
+# bench/kprobes_bench.c: kprobe:entry, kprobe:kretprobe, kprobe:body,
+# kprobe:body_off (optimization off), kprobe:body_post, kprobe:two,
+# kprobe:eight, kprobe:ret.  The plugin needs QEMU's qemu-plugin.h, which
 # Debian ships only in the qemu source package: QEMU_PLUGIN_H names a
 # copy, or it is fetched once into out/profile/ from the mirror apt uses.
 set -euo pipefail
@@ -12,7 +15,9 @@ set -euo pipefail
 export TCG_THREAD=single
 . "$(dirname "$0")/lib.sh"
 
-kind=${1:?usage: scripts/profile.sh entry|ret|entry+ret|step|arm}
+kind=${1:?usage: scripts/profile.sh entry|ret|entry+ret|step|arm|kprobe:KIND}
+only=uprofile
+case "$kind" in kprobe:*) only=kprofile kind=${kind#kprobe:} ;; esac
 "$top/scripts/setup.sh" --bench
 prof=$out/profile
 mkdir -p "$prof"
@@ -48,13 +53,18 @@ gcc -O2 -Wall -shared -fPIC -I"$(dirname "$hdr")" $(pkg-config --cflags glib-2.0
 
 "$top/scripts/build.sh"
 "$top/scripts/mkinitramfs.sh"
+# The plugin slows the guest down several times over on the wall clock:
+# the hard-lockup watchdog would take an idle vCPU for a stuck one.
 for k in none "$kind"; do
-	QEMU_EXTRA="-plugin $prof/insnprof.so,out=$prof/$tag-$k.txt" \
+	f=$prof/$tag-$only-$k.txt
+	QEMU_EXTRA="-plugin $prof/insnprof.so,out=$f" \
 		LOG_SUFFIX=-profile BOOT_TIMEOUT=1800 "$top/scripts/boot.sh" bench \
-		tsc=reliable clocksource=tsc kunit.enable=0 bench_only=uprofile:"$k" ||
+		tsc=reliable clocksource=tsc kunit.enable=0 nmi_watchdog=0 \
+		bench_only=$only:"$k" ||
 		die "the profiled guest did not finish (out/logs/$tag-profile.log)"
+	grep -a 'BENCH-ERROR\|BENCH-INFO prof' "$out/logs/$tag-profile.log" | tr -d '\r' || true
 done
-python3 "$top/bench/profile/report.py" "$objtree/vmlinux" "$prof/$tag-none.txt" \
-	"$prof/$tag-$kind.txt" 100000 "${PROFILE_MIN:-3}"
+python3 "$top/bench/profile/report.py" "$objtree/vmlinux" "$prof/$tag-$only-none.txt" \
+	"$prof/$tag-$only-$kind.txt" 100000 "${PROFILE_MIN:-3}"
 echo "(per-instruction view: bench/profile/report.py --annotate" \
-	"$objtree/vmlinux $prof/$tag-$kind.txt 100000 FUNCTION)"
+	"$objtree/vmlinux $prof/$tag-$only-$kind.txt 100000 FUNCTION)"

@@ -49,6 +49,22 @@ grep -vxF -f /tmp/black /tmp/funcs | grep -v '^bench_\|kprobes_bench' > /tmp/tar
 echo "BENCH-INFO targets $(wc -l < /tmp/targets)"
 cat /tmp/targets > $B/targets
 
+# bench_only=kprofile:KIND: 100000 calls under one kprobe kind and nothing
+# else (the module's "prof" command), for scripts/profile.sh; body_off is
+# the body probe with jump optimization off.
+case "$only" in kprofile:*)
+	k=${only#kprofile:}
+	if [ "$k" = body_off ]; then
+		echo 0 > $OPT
+		k=body
+	fi
+	echo "BENCH-INFO running: prof $k"
+	echo "prof $k 100000" > $B/run || echo "BENCH-ERROR 'prof $k' failed"
+	report
+	only=none
+	;;
+esac
+
 cmd hits
 if [ -n "$only" ] && ! echo ",$only," | grep -q ',body,'; then
 	:
