@@ -29,8 +29,11 @@ static __always_inline void ftrace_site_hit(struct kprobe *probe,
 {
 	unsigned long resume;
 
-	/* A gone head's hook is out; a call that raced with that is not ours. */
-	if (kprobe_disabled(probe) || kprobe_gone(probe))
+	/*
+	 * A gone head's hook is out; a call that raced with that is not ours
+	 * (kprobe_disabled() is true for gone heads too).
+	 */
+	if (kprobe_disabled(probe))
 		return;
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(probe);
@@ -44,8 +47,12 @@ static __always_inline void ftrace_site_hit(struct kprobe *probe,
 		return;
 	}
 	/* As if the nop had executed, then back to where the call returns. */
-	regs->ip = ip + MCOUNT_INSN_SIZE;
-	kprobe_hit_end(probe, regs);
+	if (kprobe_hit_wants_post(probe)) {
+		regs->ip = ip + MCOUNT_INSN_SIZE;
+		kprobe_hit_end(probe, regs);
+	} else {
+		reset_current_kprobe();
+	}
 	regs->ip = resume;
 }
 

@@ -128,7 +128,7 @@ static const struct x86_probe_mem hit_mem = {
  * layer uprobes use as well.  Returns false when it could not (an
  * unreadable indirect target), in which case nothing changed.
  */
-static bool emulate(struct kprobe *probe, struct pt_regs *regs)
+static __always_inline bool emulate(struct kprobe *probe, struct pt_regs *regs)
 {
 	unsigned long at = (unsigned long)probe->addr;
 
@@ -137,7 +137,6 @@ static bool emulate(struct kprobe *probe, struct pt_regs *regs)
 	return __x86_probe_emulate(&probe->ainsn.pi, probe->ainsn.bytes, at,
 				   regs, &hit_mem);
 }
-NOKPROBE_SYMBOL(emulate);
 
 /*
  * Run the probed instruction for a hit.  Emulated instructions finish
