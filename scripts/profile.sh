@@ -59,7 +59,7 @@ for k in none "$kind"; do
 	f=$prof/$tag-$only-$k.txt
 	QEMU_EXTRA="-plugin $prof/insnprof.so,out=$f" \
 		LOG_SUFFIX=-profile BOOT_TIMEOUT=1800 "$top/scripts/boot.sh" bench \
-		tsc=reliable clocksource=tsc kunit.enable=0 nmi_watchdog=0 pti=off \
+		tsc=reliable clocksource=tsc kunit.enable=0 nmi_watchdog=0 \
 		bench_only=$only:"$k" ||
 		die "the profiled guest did not finish (out/logs/$tag-profile.log)"
 	grep -a 'BENCH-ERROR\|BENCH-INFO prof' "$out/logs/$tag-profile.log" | tr -d '\r' || true
