@@ -143,10 +143,11 @@ static __always_inline bool emulate(struct kprobe *probe, struct pt_regs *regs)
  * here.  With no post phase to follow, a boostable one goes to
  * the copy that jumps back by itself, and the hit is over.  The rest go to
  * their slot with interrupts off, so nothing can run on this CPU between
- * the slot and the int3 that ends it.
+ * the slot and the int3 that ends it.  Inlined into the int3 handler:
+ * every breakpoint hit runs it.
  */
-static void replay(struct kprobe *probe, struct pt_regs *regs,
-		   struct kprobe_ctlblk *kcb, bool reentered)
+static __always_inline void replay(struct kprobe *probe, struct pt_regs *regs,
+				   struct kprobe_ctlblk *kcb, bool reentered)
 {
 	kprobe_opcode_t *copy = probe->ainsn.boost;
 
@@ -185,7 +186,6 @@ static void replay(struct kprobe *probe, struct pt_regs *regs,
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)probe->ainsn.insn;
 }
-NOKPROBE_SYMBOL(replay);
 
 /* The int3 at the end of @probe's slot fired: the copy has executed. */
 static int step_done(struct kprobe *probe, struct pt_regs *regs,
