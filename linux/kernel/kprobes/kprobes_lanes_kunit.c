@@ -17,28 +17,68 @@
 
 #define NR_FNS	(KPROBE_FTRACE_LANES + 2)
 
-/* Distinct traceable functions, one more than there are lanes and then some. */
-#define LANE_FN(n)						\
-static noinline int kpl_fn##n(int x)				\
-{								\
-	return x * (n + 2) + n;					\
+/*
+ * Distinct traceable functions, more than there are lanes; each computes
+ * x * (n + 2) + n for its own n.
+ */
+static noinline int kpl_fn0(int x)
+{
+	return x * 2;
 }
-LANE_FN(0) LANE_FN(1) LANE_FN(2) LANE_FN(3) LANE_FN(4)
-LANE_FN(5) LANE_FN(6) LANE_FN(7) LANE_FN(8) LANE_FN(9)
+
+static noinline int kpl_fn1(int x)
+{
+	return x * 3 + 1;
+}
+
+static noinline int kpl_fn2(int x)
+{
+	return x * 4 + 2;
+}
+
+static noinline int kpl_fn3(int x)
+{
+	return x * 5 + 3;
+}
+
+static noinline int kpl_fn4(int x)
+{
+	return x * 6 + 4;
+}
+
+static noinline int kpl_fn5(int x)
+{
+	return x * 7 + 5;
+}
+
+static noinline int kpl_fn6(int x)
+{
+	return x * 8 + 6;
+}
+
+static noinline int kpl_fn7(int x)
+{
+	return x * 9 + 7;
+}
+
+static noinline int kpl_fn8(int x)
+{
+	return x * 10 + 8;
+}
+
+static noinline int kpl_fn9(int x)
+{
+	return x * 11 + 9;
+}
+
 static_assert(NR_FNS <= 10);
 
-static int (*const kpl_fns[])(int) = {
-	kpl_fn0, kpl_fn1, kpl_fn2, kpl_fn3, kpl_fn4,
-	kpl_fn5, kpl_fn6, kpl_fn7, kpl_fn8, kpl_fn9,
-};
-
-/* Called through a pointer the compiler cannot see through. */
-static int (*volatile kpl_call)(int);
+/* Filled at suite init, so the compiler cannot see which one is called. */
+static int (*kpl_fns[10])(int);
 
 static int call_fn(int n, int x)
 {
-	kpl_call = kpl_fns[n];
-	return kpl_call(x);
+	return kpl_fns[n](x);
 }
 
 static int expected(int n, int x)
@@ -288,11 +328,24 @@ static struct kunit_case kprobes_lanes_cases[] = {
 	{}
 };
 
+static int kpl_suite_init(struct kunit_suite *suite)
+{
+	int (*const fns[])(int) = {
+		kpl_fn0, kpl_fn1, kpl_fn2, kpl_fn3, kpl_fn4,
+		kpl_fn5, kpl_fn6, kpl_fn7, kpl_fn8, kpl_fn9,
+	};
+
+	memcpy(kpl_fns, fns, sizeof(kpl_fns));
+	return 0;
+}
+
 static struct kunit_suite kprobes_lanes_suite = {
 	.name = "kprobes_lanes",
+	.suite_init = kpl_suite_init,
 	.init = kpl_init,
 	.test_cases = kprobes_lanes_cases,
 };
+
 kunit_test_suites(&kprobes_lanes_suite);
 
 MODULE_DESCRIPTION("KUnit cases for kprobes' ftrace direct-call lanes");

@@ -62,6 +62,7 @@ static void lane_cooled(struct rcu_head *rcu)
 {
 	struct kprobe_lane *lane = container_of(rcu, struct kprobe_lane, rcu);
 
+	/* Pairs with the acquire in kprobe_lane_arm(): the lane is done with. */
 	smp_store_release(&lane->state, LANE_FREE);
 }
 
@@ -92,6 +93,7 @@ int kprobe_lane_arm(struct kprobe *head)
 
 	lockdep_assert_held(&kprobes_mutex);
 	for (i = 0; i < KPROBE_FTRACE_LANES; i++) {
+		/* Pairs with the release in lane_cooled(). */
 		if (smp_load_acquire(&lanes[i].state) == LANE_FREE) {
 			lane = &lanes[i];
 			break;
