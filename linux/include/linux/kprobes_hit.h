@@ -185,6 +185,34 @@ DECLARE_PER_CPU(struct kprobe_chain *, kprobe_hit_chain);
  * because they are the whole cost of a hit besides the trap.
  */
 
+/*
+ * Call the pre_handlers on @chain in order until one redirects; with
+ * @pass_post, pass by the probes that have a post_handler.
+ */
+static __always_inline bool __kprobe_walk_pre(struct kprobe_chain *chain,
+					      struct pt_regs *regs,
+					      const bool pass_post)
+{
+	bool redirected = false;
+	struct kprobe **pp, *probe;
+
+	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
+		if (!probe->pre_handler || (pass_post && probe->post_handler))
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		if (probe->pre_handler(probe, regs)) {
+			redirected = true;
+			break;
+		}
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+	return redirected;
+}
+
+/* The same with @pass_post, out of line: hits rarely need it. */
+bool kprobe_walk_pre_passing_post(struct kprobe_chain *chain,
+				  struct pt_regs *regs);
+
 /**
  * kprobe_run_site_pre_handlers() - kprobe_run_pre_handlers() for a site
  * @p: a head known to be a site's, such as the one a detour names
@@ -198,8 +226,6 @@ static __always_inline bool __kprobe_run_site_pre_handlers(struct kprobe *p,
 {
 	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
 	struct kprobe_chain *chain = rcu_dereference_raw(site->chain);
-	bool redirected = false, no_post;
-	struct kprobe **pp, *probe;
 
 	if (post_phase)
 		__this_cpu_write(kprobe_hit_chain, chain);
@@ -211,18 +237,9 @@ static __always_inline bool __kprobe_run_site_pre_handlers(struct kprobe *p,
 	 * was taken out.  Those probes joined after its call began: it
 	 * passes them by rather than run their pre_handlers alone.
 	 */
-	no_post = !post_phase && chain->has_post;
-	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
-		if (!probe->pre_handler || (no_post && probe->post_handler))
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		if (probe->pre_handler(probe, regs)) {
-			redirected = true;
-			break;
-		}
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
-	return redirected;
+	if (!post_phase && unlikely(chain->has_post))
+		return kprobe_walk_pre_passing_post(chain, regs);
+	return __kprobe_walk_pre(chain, regs, false);
 }
 
 static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
@@ -391,7 +408,8 @@ static __always_inline bool kprobe_hit_begin(struct kprobe *p,
 					     struct pt_regs *regs)
 {
 	__this_cpu_write(current_kprobe, p);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	/* One per-CPU store, not a per-CPU pointer and a store through it. */
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	kprobe_note_hit_context();
 	return kprobe_run_pre_handlers(p, regs);
 }
@@ -406,7 +424,7 @@ static __always_inline bool kprobe_site_hit_begin(struct kprobe *p,
 						  struct pt_regs *regs)
 {
 	__this_cpu_write(current_kprobe, p);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	kprobe_note_hit_context();
 	/* A detour hit has no post phase: nothing to remember for it. */
 	return __kprobe_run_site_pre_handlers(p, regs, false);

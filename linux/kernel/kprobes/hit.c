@@ -35,6 +35,13 @@ bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kprobe_site_pre_handlers);
 
+bool kprobe_walk_pre_passing_post(struct kprobe_chain *chain,
+				  struct pt_regs *regs)
+{
+	return __kprobe_walk_pre(chain, regs, true);
+}
+NOKPROBE_SYMBOL(kprobe_walk_pre_passing_post);
+
 int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 			     int trapnr)
 {
@@ -100,7 +107,7 @@ void kprobe_busy_begin(void)
 {
 	preempt_disable();
 	__this_cpu_write(current_kprobe, &kprobe_busy);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 }
 NOKPROBE_SYMBOL(kprobe_busy_begin);
 

@@ -49,7 +49,7 @@ static void kretprobe_return(struct rethook_node *node, void *data,
 	/* Probes hit inside the handler count as missed, as in any handler. */
 	__this_cpu_write(current_kprobe, &krp->kp);
 	__this_cpu_write(kprobe_in_handler, &krp->kp);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	kprobe_note_hit_context();
 	krp->handler(container_of(node, struct kretprobe_instance, node), regs);
 	__this_cpu_write(kprobe_in_handler, NULL);

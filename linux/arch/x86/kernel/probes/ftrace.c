@@ -96,9 +96,10 @@ __visible void kprobe_lane_hit(struct pt_regs *regs, struct kprobe **slot)
 	unsigned long *back = (unsigned long *)(regs + 1);
 	struct kprobe *probe;
 
-	regs->ss = __KERNEL_DS;
+	/* ss and cs as whole words, clearing what FRED keeps above them. */
+	regs->ssx = __KERNEL_DS;
 	regs->sp = (unsigned long)(back + 1);
-	regs->cs = __KERNEL_CS;
+	regs->csx = __KERNEL_CS;
 	regs->orig_ax = ~0UL;
 	regs->ip = *back;
 

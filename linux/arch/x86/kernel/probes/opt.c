@@ -88,10 +88,13 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 	struct kprobe *p = *(struct kprobe **)(*back - DETOUR_COPY + DETOUR_OWNER);
 	int redirected = 0;
 
-	/* What the registers looked like at the probed instruction. */
-	regs->ss = __KERNEL_DS;
+	/*
+	 * What the registers looked like at the probed instruction; ss and
+	 * cs as whole words, which also clears what FRED keeps above them.
+	 */
+	regs->ssx = __KERNEL_DS;
 	regs->sp = (unsigned long)(back + 1);
-	regs->cs = __KERNEL_CS;
+	regs->csx = __KERNEL_CS;
 	regs->orig_ax = ~0UL;
 	/* As after the int3 the probe would otherwise have hit. */
 	regs->ip = (unsigned long)p->addr + INT3_INSN_SIZE;
