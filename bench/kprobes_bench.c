@@ -363,15 +363,14 @@ static void wait_optimized(struct kprobe *kp, int nr)
 	}
 }
 
-static int probes_at(const char *metric, unsigned long offset, int nr,
-		     bool post, u64 base)
+/* @nr probes on bench_target + @offset, or an ERR_PTR with none left. */
+static struct kprobe *register_at(unsigned long offset, int nr, bool post)
 {
 	struct kprobe *kp = kcalloc(nr, sizeof(*kp), GFP_KERNEL);
 	int i, ret;
-	u64 cost;
 
 	if (!kp)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	for (i = 0; i < nr; i++) {
 		kp[i].addr = (kprobe_opcode_t *)((unsigned long)bench_target +
 						 offset);
@@ -379,10 +378,33 @@ static int probes_at(const char *metric, unsigned long offset, int nr,
 		if (post)
 			kp[i].post_handler = count_post;
 		ret = register_kprobe(&kp[i]);
-		if (ret)
-			goto out;
+		if (ret) {
+			while (--i >= 0)
+				unregister_kprobe(&kp[i]);
+			kfree(kp);
+			return ERR_PTR(ret);
+		}
 	}
 	wait_optimized(kp, nr);
+	return kp;
+}
+
+static void unregister_at(struct kprobe *kp, int nr)
+{
+	while (--nr >= 0)
+		unregister_kprobe(&kp[nr]);
+	kfree(kp);
+}
+
+static int probes_at(const char *metric, unsigned long offset, int nr,
+		     bool post, u64 base)
+{
+	struct kprobe *kp = register_at(offset, nr, post);
+	int ret;
+	u64 cost;
+
+	if (IS_ERR(kp))
+		return PTR_ERR(kp);
 	mechanism(metric, &kp[0], "");
 	reset_hits();
 	cost = cost_per_call();
@@ -390,14 +412,12 @@ static int probes_at(const char *metric, unsigned long offset, int nr,
 		pr_err("%s: post_handler ran %ld times for %ld hits: not reported\n",
 		       metric, atomic_long_read(&post_hits), calls_made(1) * nr);
 		ret = -EIO;
-		goto out;
+	} else {
+		ret = report_hit_cost(metric, cost, base,
+				      atomic_long_read(&pre_hits),
+				      calls_made(1) * nr);
 	}
-	ret = report_hit_cost(metric, cost, base, atomic_long_read(&pre_hits),
-			      calls_made(1) * nr);
-out:
-	while (--i >= 0)
-		unregister_kprobe(&kp[i]);
-	kfree(kp);
+	unregister_at(kp, nr);
 	return ret;
 }
 
@@ -502,17 +522,12 @@ static int cmd_prof(const char *kind, unsigned long n)
 {
 	struct kretprobe rp = { .kp.addr = (kprobe_opcode_t *)bench_target,
 				.handler = count_ret };
+	bool retprobe = !strcmp(kind, "kretprobe"), post = false;
 	unsigned long offset = body_offset;
 	struct kprobe *kp = NULL;
-	int i, nr = 1, ret = 0;
-	bool post = false;
+	int nr = 1, ret;
 
-	if (!strcmp(kind, "none")) {
-		nr = 0;
-	} else if (!strcmp(kind, "kretprobe")) {
-		ret = register_kretprobe(&rp);
-		if (ret)
-			return ret;
+	if (!strcmp(kind, "none") || retprobe) {
 		nr = 0;
 	} else if (!strcmp(kind, "entry")) {
 		offset = 0;
@@ -529,23 +544,15 @@ static int cmd_prof(const char *kind, unsigned long n)
 	} else if (strcmp(kind, "body")) {
 		return -EINVAL;
 	}
-	if (nr) {
-		kp = kcalloc(nr, sizeof(*kp), GFP_KERNEL);
-		if (!kp)
-			return -ENOMEM;
-	}
-	for (i = 0; i < nr; i++) {
-		kp[i].addr = (kprobe_opcode_t *)((unsigned long)bench_target +
-						 offset);
-		kp[i].pre_handler = count_pre;
-		if (post)
-			kp[i].post_handler = count_post;
-		ret = register_kprobe(&kp[i]);
+	if (retprobe) {
+		ret = register_kretprobe(&rp);
 		if (ret)
-			goto out;
+			return ret;
 	}
 	if (nr) {
-		wait_optimized(kp, nr);
+		kp = register_at(offset, nr, post);
+		if (IS_ERR(kp))
+			return PTR_ERR(kp);
 		mechanism(kind, &kp[0], "");
 	}
 	reset_hits();
@@ -553,13 +560,11 @@ static int cmd_prof(const char *kind, unsigned long n)
 	pr_info("INFO prof %s: %ld pre, %ld post, %ld return hits for %lu calls\n",
 		kind, atomic_long_read(&pre_hits), atomic_long_read(&post_hits),
 		atomic_long_read(&ret_hits), n);
-out:
-	while (--i >= 0)
-		unregister_kprobe(&kp[i]);
-	kfree(kp);
-	if (!strcmp(kind, "kretprobe"))
+	if (nr)
+		unregister_at(kp, nr);
+	if (retprobe)
 		unregister_kretprobe(&rp);
-	return ret;
+	return 0;
 }
 
 /* --- registration at scale --- */

@@ -113,12 +113,10 @@ __visible void kprobe_lane_hit(struct pt_regs *regs, struct kprobe **slot)
 NOKPROBE_SYMBOL(kprobe_lane_hit);
 
 /*
- * The lane trampolines, one per lane and alike but for the slot they pass.
- * Entered by a direct call on the probed function's stack, [rsp] being
- * the return address: below it go ss and sp (filled in by
- * kprobe_lane_hit()), the flags and the general registers, in struct
- * pt_regs order.  Nothing may change the flags before pushfq.  The ip the
- * handlers leave becomes the return address.
+ * The lane trampolines, one per lane and alike but for the slot they pass,
+ * entered by the direct call with the pt_regs frame of common.h (ss and
+ * sp filled in by kprobe_lane_hit()).  The ip the handlers leave becomes
+ * the return address.
  */
 static_assert(KPROBE_FTRACE_LANES == 8);
 /* In .kprobes.text: never probed themselves. */
@@ -128,17 +126,12 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	"kprobe_lane_\\lane:\n"
 	ANNOTATE_NOENDBR
 	UNWIND_HINT_FUNC
-	"	leaq -16(%rsp), %rsp\n"
-	"	pushfq\n"
-	SAVE_REGS_STRING
+	PT_REGS_FRAME_ENTER_STRING
 	"	movq %rsp, %rdi\n"
 	"	leaq kprobe_lane_heads + 8 * \\lane(%rip), %rsi\n"
 	"	call kprobe_lane_hit\n"
-	"	movq 16 * 8(%rsp), %rax\n"
-	"	movq %rax, 21 * 8(%rsp)\n"
-	RESTORE_REGS_STRING
-	"	popfq\n"
-	"	leaq 16(%rsp), %rsp\n"
+	PT_REGS_FRAME_RETURN_TO_IP_STRING
+	PT_REGS_FRAME_LEAVE_STRING
 	ASM_RET
 	".size kprobe_lane_\\lane, .-kprobe_lane_\\lane\n"
 	".endr\n"

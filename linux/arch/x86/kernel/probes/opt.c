@@ -47,10 +47,9 @@
 #define DETOUR_SIZE(len)	(DETOUR_COPY + (len) + JMP32_INSN_SIZE)
 
 /*
- * Entered by the call in a detour, on the probed code's stack: [rsp] is the
- * return address into the detour.  Below it go ss and sp (filled in
- * later), the flags and the general registers, in struct pt_regs order.
- * Nothing may change the flags before pushfq.
+ * Entered by the call in a detour, on the probed code's stack ([rsp] the
+ * return address into the detour), with the pt_regs frame of common.h
+ * (ss and sp filled in by kprobe_detour_hit()).
  */
 asm(".pushsection .text\n"
 	".global kprobe_detour_entry\n"
@@ -58,20 +57,15 @@ asm(".pushsection .text\n"
 	"kprobe_detour_entry:\n"
 	ANNOTATE_NOENDBR
 	UNWIND_HINT_FUNC
-	"	leaq -16(%rsp), %rsp\n"
-	"	pushfq\n"
-	SAVE_REGS_STRING
+	PT_REGS_FRAME_ENTER_STRING
 	"	movq %rsp, %rdi\n"
 	"	call kprobe_detour_hit\n"
 	"	testl %eax, %eax\n"
 	"	jz 1f\n"
 	/* A pre_handler moved ip: return there instead of to the copy. */
-	"	movq 16 * 8(%rsp), %rax\n"
-	"	movq %rax, 21 * 8(%rsp)\n"
+	PT_REGS_FRAME_RETURN_TO_IP_STRING
 	"1:\n"
-	RESTORE_REGS_STRING
-	"	popfq\n"
-	"	leaq 16(%rsp), %rsp\n"
+	PT_REGS_FRAME_LEAVE_STRING
 	ASM_RET
 	".size kprobe_detour_entry, .-kprobe_detour_entry\n"
 	".popsection\n");
