@@ -11,9 +11,11 @@
 #include <linux/kprobes.h>
 #include <linux/ftrace.h>
 #include <linux/rcupdate.h>
+#include <linux/kthread.h>
 
 #include "internal.h"
 #include "kprobes_kunit.h"
+#include "kprobes_window_kunit.h"
 
 #define NR_FNS	(KPROBE_FTRACE_LANES + 2)
 
@@ -319,7 +321,62 @@ static void kpl_shared_with_ipmodify_user(struct kunit *test)
 	share_site(test, &other_ipmodify, 1);
 }
 
+static struct {
+	bool entered;	/* the other CPU is inside the handler */
+	bool left;	/* ...and has left it */
+} spin;
+
+/* Holds its CPU in the handler for KPROBE_KUNIT_HOLD_MAX_NS. */
+static int spin_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	u64 deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_HOLD_MAX_NS;
+
+	WRITE_ONCE(spin.entered, true);
+	while (!kprobe_kunit_past(deadline))
+		cpu_relax();
+	WRITE_ONCE(spin.left, true);
+	return 0;
+}
+
+static int call_fn0_once(void *arg)
+{
+	call_fn(0, 3);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * A probe on a lane is unregistered while the other CPU is inside its
+ * handler: unregister_kprobe() returns only after that hit is over, and
+ * the lane then serves nothing.
+ */
+static void kpl_unregister_waits_for_lane_hit(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpl_fns[0], .pre_handler = spin_pre });
+	struct task_struct *other;
+
+	memset(&spin, 0, sizeof(spin));
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, head_on_lane(kp));
+	other = kprobe_kunit_run_elsewhere(test, call_fn0_once, NULL);
+	KUNIT_ASSERT_TRUE(test, kprobe_kunit_wait_for_flag(&spin.entered));
+	/* The window is open: the hit holds the lane's head. */
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(spin.left));
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(spin.left));
+	KUNIT_EXPECT_FALSE(test, kprobe_on_lane(kp));
+	kthread_stop(other);
+	put_task_struct(other);
+	/* Unprobed now: the call runs without the handler. */
+	spin.left = false;
+	KUNIT_EXPECT_EQ(test, call_fn(0, 3), expected(0, 3));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(spin.left));
+}
+
 static struct kunit_case kprobes_lanes_cases[] = {
+	KUNIT_CASE(kpl_unregister_waits_for_lane_hit),
 	KUNIT_CASE(kpl_lone_probe_gets_lane),
 	KUNIT_CASE(kpl_lanes_run_out),
 	KUNIT_CASE(kpl_site_takes_over_lane),
