@@ -154,10 +154,6 @@ void free_insn_page(void *page);
 /* Write @len bytes into an executable slot (slots are read-only text). */
 void arch_write_insn_slot(void *slot, const void *insn, size_t len);
 
-#ifndef KPROBE_FTRACE_LANES
-#define KPROBE_FTRACE_LANES	0
-#endif
-
 #ifdef CONFIG_KPROBES_ON_FTRACE
 /*
  * Probes on ftrace call sites (optional, CONFIG_KPROBES_ON_FTRACE).  The
@@ -175,25 +171,6 @@ int arch_prepare_kprobe_ftrace(struct kprobe *p);
 /* The ftrace callback for such probes. */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
-
-/*
- * Entry lanes (optional, with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS):
- * the port's <asm/kprobes.h> sets KPROBE_FTRACE_LANES to the number of
- * lane trampolines it provides, and the core gives a probe registered on
- * its own at an ftrace site one of them, hooked as an ftrace direct call
- * (kernel/kprobes/lanes.c).  Lane i's trampoline, at
- * kprobe_lane_entries[i], is entered as the function's fentry call would
- * enter ftrace's, or with the ip another ftrace user chose as its return
- * address; it builds a complete struct pt_regs, calls the port's hit
- * code with &kprobe_lane_heads[i] (the head, read once with preemption
- * off; NULL when the lane serves nothing any more) and returns to the
- * ip the handlers leave in the regs, restoring every register from them.
- * It never calls the traced function itself.
- */
-#if KPROBE_FTRACE_LANES
-extern const unsigned long kprobe_lane_entries[KPROBE_FTRACE_LANES];
-extern struct kprobe __rcu *kprobe_lane_heads[KPROBE_FTRACE_LANES];
-#endif
 #else
 /* The core never marks a probe as on ftrace then. */
 static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)

@@ -58,10 +58,8 @@ static void free_ips(unsigned long *ips, unsigned long *one)
  * @kps: site probes on ftrace call sites
  * @n: how many
  *
- * A site armed on its own gets a lane of its own while one is free
- * (lanes.c); the others share this file's ops, with one filter update for
- * all of them (and the ops registered with them in its filter, if none
- * was hooked before).
+ * One filter update for all of them (and the ops registered with them in
+ * its filter, if none was hooked before).
  *
  * Return: 0, or ftrace's error: then none of them is hooked.
  */
@@ -75,8 +73,6 @@ int kprobe_ftrace_arm(struct kprobe **kps, int n)
 	lockdep_assert_held(&kprobes_mutex);
 	if (READ_ONCE(kprobe_ftrace_dead))
 		return -ENODEV;
-	if (n == 1 && !kprobe_lane_arm(kps[0]))
-		return 0;
 	ips = ips_of(kps, n, &one);
 	if (!ips)
 		return -ENOMEM;
@@ -102,7 +98,7 @@ int kprobe_ftrace_arm(struct kprobe **kps, int n)
 int kprobe_ftrace_disarm(struct kprobe **kps, int n)
 {
 	unsigned long one, *ips;
-	int i, shared, ret = 0;
+	int ret = 0;
 
 	lockdep_assert_held(&kprobes_mutex);
 	if (READ_ONCE(kprobe_ftrace_dead))
@@ -110,24 +106,13 @@ int kprobe_ftrace_disarm(struct kprobe **kps, int n)
 	ips = ips_of(kps, n, &one);
 	if (!ips)
 		return -ENOMEM;
-	/*
-	 * Those on lanes leave by themselves, which cannot fail, and only
-	 * once the others are out: a caller that retries them one by one
-	 * finds each where it was.
-	 */
-	for (i = 0, shared = 0; i < n; i++)
-		if (!kprobe_on_lane(kps[i]))
-			ips[shared++] = (unsigned long)kps[i]->addr;
 	/* The last ones: unregistering first spares an update of the code. */
-	if (shared && kprobe_ftrace_armed == shared)
+	if (kprobe_ftrace_armed == n)
 		ret = unregister_ftrace_function(&kprobe_ftrace_ops);
-	if (shared && !ret) {
-		kprobe_ftrace_armed -= shared;
-		ret = ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, shared, 1, 0);
+	if (!ret) {
+		kprobe_ftrace_armed -= n;
+		ret = ftrace_set_filter_ips(&kprobe_ftrace_ops, ips, n, 1, 0);
 	}
-	if (!ret)
-		for (i = 0; i < n; i++)
-			kprobe_lane_disarm(kps[i]);
 	free_ips(ips, &one);
 	return ret;
 }

@@ -131,34 +131,6 @@ static inline int kprobe_ftrace_disarm(struct kprobe **kps, int n)
 }
 #endif
 
-/* lanes.c (ftrace sites through direct calls, where the port has lanes) */
-#if defined(CONFIG_KPROBES_ON_FTRACE) && \
-	defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && KPROBE_FTRACE_LANES
-int kprobe_lane_arm(struct kprobe *head);
-bool kprobe_lane_disarm(struct kprobe *head);
-void kprobe_lane_replace(struct kprobe *old, struct kprobe *new);
-bool kprobe_on_lane(struct kprobe *head);
-#else
-static inline int kprobe_lane_arm(struct kprobe *head)
-{
-	return -EBUSY;
-}
-
-static inline bool kprobe_lane_disarm(struct kprobe *head)
-{
-	return false;
-}
-
-static inline void kprobe_lane_replace(struct kprobe *old, struct kprobe *new)
-{
-}
-
-static inline bool kprobe_on_lane(struct kprobe *head)
-{
-	return false;
-}
-#endif
-
 /* optimize.c (CONFIG_OPTPROBES) */
 #ifdef CONFIG_OPTPROBES
 void kprobe_opt_block_around(unsigned long addr);

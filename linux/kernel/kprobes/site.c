@@ -253,10 +253,8 @@ int kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
 		return ret;
 	if (site->nr_enabled)
 		kprobe_flags_clear(&site->kp, KPROBE_FLAG_DISABLED);
-	if (in_table) {
+	if (in_table)
 		kprobe_table_replace(lone, &site->kp);
-		kprobe_lane_replace(lone, &site->kp);
-	}
 	kprobe_flags_clear(lone, KPROBE_CORE_FLAGS);
 	return 0;
 }

@@ -41,9 +41,6 @@ static_assert(KPROBE_INSN_SLOT_SIZE >= 2 * MAX_INSN_SIZE + INT3_INSN_SIZE +
 /* A jump region: at most a 4-byte instruction and a 15-byte one after it. */
 #define KPROBE_JUMP_REGION_MAX	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
 
-/* ftrace sites a probe may have a direct-call lane for (ftrace.c). */
-#define KPROBE_FTRACE_LANES	8
-
 /* Where a detour's copy of the region starts (see opt.c). */
 #define KPROBE_DETOUR_COPY	(8 + CALL_INSN_SIZE)
 
@@ -102,10 +99,6 @@ int kprobe_int3_handler(struct pt_regs *regs);
 /* The detour's shared entry stub and the handler it calls (opt.c). */
 void kprobe_detour_entry(void);
 __visible int kprobe_detour_hit(struct pt_regs *regs);
-#endif
-#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
-/* What a lane trampoline calls (ftrace.c). */
-__visible void kprobe_lane_hit(struct pt_regs *regs, struct kprobe **slot);
 #endif
 
 #endif /* CONFIG_KPROBES */
