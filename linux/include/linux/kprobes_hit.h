@@ -147,26 +147,25 @@ static __always_inline unsigned long kprobe_head_hash(const void *addr,
 DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 
 /*
- * The interrupt context this CPU's hit runs its handlers in: the
- * interrupt-nesting part of preempt_count() when the hit began.  An
+ * The interrupt context this CPU's hit runs its handlers in:
+ * preempt_count() when the hit began, of which the interrupt-nesting
+ * part (KPROBE_CONTEXT_BITS) is what counts.  An
  * interrupt or NMI that comes in while the handlers run (an ftrace-site
  * or detour hit runs them with interrupts on, and no hit keeps NMIs out)
  * counts at least one level more, so a fault it takes is told apart from
  * one of the handlers' own: it is not the probe's to answer.  Bits that
  * preempt_disable() and local_bh_disable() change are left out, as a
- * handler may use those.
+ * handler may use those; they are masked off when a fault asks, not at
+ * every hit.
  */
 DECLARE_PER_CPU(unsigned int, kprobe_hit_context);
 
-static __always_inline unsigned int kprobe_context_now(void)
-{
-	return preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET);
-}
+#define KPROBE_CONTEXT_BITS	(NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)
 
 /* Note that this CPU's handlers run in the context it is in now. */
 static __always_inline void kprobe_note_hit_context(void)
 {
-	__this_cpu_write(kprobe_hit_context, kprobe_context_now());
+	__this_cpu_write(kprobe_hit_context, preempt_count());
 }
 
 /*
@@ -367,7 +366,8 @@ static __always_inline bool kprobe_has_detour(const struct kprobe *p)
  */
 static __always_inline bool kprobe_fault_in_hit_context(void)
 {
-	return kprobe_context_now() == __this_cpu_read(kprobe_hit_context);
+	return !((preempt_count() ^ __this_cpu_read(kprobe_hit_context)) &
+		 KPROBE_CONTEXT_BITS);
 }
 
 /**

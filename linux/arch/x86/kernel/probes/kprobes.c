@@ -268,7 +268,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		reset_current_kprobe();
 		return 1;
 	}
-	regs->ip = (unsigned long)addr;
+	/* replay() points ip wherever the instruction is to run or resume. */
 	replay(probe, regs, kcb, false);
 	return 1;
 }
