@@ -51,8 +51,10 @@ struct arch_specific_insn {
 	 */
 	kprobe_opcode_t *insn;
 	/*
-	 * The copy that jumps back by itself, when the instruction may run
-	 * out of line with nothing to fix up afterwards; else NULL.
+	 * The copy that goes on by itself (a jump back follows it, or it is
+	 * a ret), when the instruction may run out of line with nothing to
+	 * fix up afterwards; else NULL.  Emulated instructions that have one
+	 * use it for hits without a post phase.
 	 */
 	kprobe_opcode_t *boost;
 	/* The original bytes, for emulation and for the debugfs dump. */

@@ -210,6 +210,45 @@ static void kx86_prologue_emulated(struct kunit *test)
 }
 
 /*
+ * Without a post_handler the same pushes, pops and movs (and the ret,
+ * where it is one) run boosted on kernels that boost: from a copy that
+ * goes on by itself, one trap a hit and nothing carried out on pt_regs.
+ * The function still computes the same and every hit counts once.
+ */
+static void kx86_prologue_boosted(struct kunit *test)
+{
+	int (*fn)(int x) = (int (*)(int x))kallsyms_lookup_name("kx86_regops_asm");
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
+	unsigned long size, off, boosted = 0;
+	struct kprobe *head;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)fn,
+							    &size, &off));
+	for (off = 0; off < size; off++) {
+		*kp = (struct kprobe) {
+			.addr = (kprobe_opcode_t *)((unsigned long)fn + off),
+			.pre_handler = count_pre };
+		if (register_kprobe(kp))
+			continue;
+		reset_counts();
+		KUNIT_EXPECT_EQ(test, fn(off), 2 * (int)off + 5);
+		KUNIT_EXPECT_EQ(test, hits, 1);
+		head = get_kprobe(kp->addr);
+		if (head->ainsn.pi.op != X86_PROBE_STEP && head->ainsn.boost) {
+			boosted++;
+			KUNIT_EXPECT_TRUE(test, is_kprobe_insn_slot((unsigned long)
+								    head->ainsn.boost));
+		}
+		unregister_kprobe(kp);
+	}
+	if (KPROBE_BOOSTS)
+		KUNIT_EXPECT_GE(test, boosted, 9UL);
+	else
+		KUNIT_EXPECT_EQ(test, boosted, 0UL);
+}
+
+/*
  * A function whose code the test controls: (x + 7) * 3 + x.  Its first two
  * instructions (2 + 3 bytes) are exactly what a jump replaces, and the
  * second one is a boundary inside that region.
@@ -811,6 +850,7 @@ static int kx86_init(struct kunit *test)
 static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_boost_follows_post_handler),
 	KUNIT_CASE(kx86_prologue_emulated),
+	KUNIT_CASE(kx86_prologue_boosted),
 	KUNIT_CASE(kx86_optimized_probe),
 	KUNIT_CASE(kx86_optimized_redirect),
 	KUNIT_CASE(kx86_optimization_reverts),

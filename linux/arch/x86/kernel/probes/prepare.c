@@ -107,41 +107,51 @@ static u8 opcode_of(const u8 *bytes)
 }
 
 /*
- * Build the out-of-line copies: the one to single-step, ending with an
- * int3 that hands control back, and (when boostable) one ending with a
- * jump to the next instruction.
+ * Build the out-of-line copies: with @step the one to single-step, ending
+ * with an int3 that hands control back; with @boost one that goes on by
+ * itself, ending with a jump to the next instruction unless it is a ret.
+ * The slot starts with the first of them.
  */
 static int prepare_slot(unsigned long addr, struct arch_specific_insn *ai,
-			bool boost)
+			bool step, bool boost)
 {
 	u8 buf[KPROBE_INSN_SLOT_SIZE];
 	kprobe_opcode_t *slot;
-	unsigned int len = ai->pi.len, at = len + INT3_INSN_SIZE;
+	unsigned int len = ai->pi.len, at = 0;
 	int ret;
 
 	slot = kprobe_alloc_insn_slot();
 	if (!slot)
 		return -ENOMEM;
-	ret = x86_probe_relocate(ai->bytes, len, addr, (unsigned long)slot, buf);
-	if (ret)
-		goto fail;
-	buf[len] = INT3_INSN_OPCODE;
+	if (step) {
+		ret = x86_probe_relocate(ai->bytes, len, addr, (unsigned long)slot,
+					 buf);
+		if (ret)
+			goto fail;
+		buf[len] = INT3_INSN_OPCODE;
+		at = len + INT3_INSN_SIZE;
+	}
 	if (boost) {
 		unsigned long copy = (unsigned long)slot + at;
 
 		ret = x86_probe_relocate(ai->bytes, len, addr, copy, buf + at);
 		if (ret)
 			goto fail;
-		__text_gen_insn(buf + at + len, JMP32_INSN_OPCODE,
-				(void *)(copy + len), (void *)(addr + len),
-				JMP32_INSN_SIZE);
-		at += len + JMP32_INSN_SIZE;
-		ai->boost = slot + len + INT3_INSN_SIZE;
+		ai->boost = slot + at;
+		at += len;
+		if (ai->pi.op != X86_PROBE_RET) {
+			__text_gen_insn(buf + at, JMP32_INSN_OPCODE,
+					(void *)(copy + len), (void *)(addr + len),
+					JMP32_INSN_SIZE);
+			at += JMP32_INSN_SIZE;
+		}
 	}
 	arch_write_insn_slot(slot, buf, at);
-	ai->insn = slot;
+	if (step)
+		ai->insn = slot;
 	return 0;
 fail:
+	ai->boost = NULL;
 	kprobe_free_insn_slot(slot);
 	return ret;
 }
@@ -177,11 +187,25 @@ int arch_prepare_kprobe(struct kprobe *probe)
 		op = opcode_of(ai->bytes);
 		ai->sets_if = op == 0x9d;		/* popf */
 		ai->pushes_flags = op == 0x9c;		/* pushf */
-		return prepare_slot(addr, ai, boostable(addr));
+		return prepare_slot(addr, ai, true, boostable(addr));
 	case X86_PROBE_JMP_IND:
 	case X86_PROBE_CALL_IND:
 		/* A copy to fall back on (see replay()). */
-		return prepare_slot(addr, ai, false);
+		return prepare_slot(addr, ai, true, false);
+	case X86_PROBE_NOP:
+	case X86_PROBE_PUSH:
+	case X86_PROBE_POP:
+	case X86_PROBE_MOV:
+	case X86_PROBE_RET:
+		/*
+		 * Emulated when a post phase follows; without one, running
+		 * the instruction itself costs less than carrying it out on
+		 * pt_regs and finishing the hit.  A copy that cannot be had
+		 * only means emulating every time.
+		 */
+		if (boostable(addr))
+			prepare_slot(addr, ai, false, true);
+		return 0;
 	default:
 		return 0;
 	}
@@ -196,8 +220,11 @@ bool arch_kprobe_boostable(struct kprobe *head)
 
 void arch_remove_kprobe(struct kprobe *probe)
 {
-	if (probe->ainsn.insn) {
-		kprobe_free_insn_slot(probe->ainsn.insn);
+	/* The slot starts with the step copy, or the boost copy alone. */
+	kprobe_opcode_t *slot = probe->ainsn.insn ?: probe->ainsn.boost;
+
+	if (slot) {
+		kprobe_free_insn_slot(slot);
 		probe->ainsn.insn = NULL;
 		probe->ainsn.boost = NULL;
 	}
