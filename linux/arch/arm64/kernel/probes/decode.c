@@ -176,34 +176,101 @@ static struct arm64_probe_verdict classify_branch_system(u32 insn,
  * The stack-frame instructions of function entries and exits, for
  * policies that simulate them: stp/ldp of two X registers with sp as
  * the base (pre- or post-indexed, or at an offset), and add/sub of an
- * immediate with sp as source or destination (sub sp, sp, #n;
- * mov x29, sp).  An ldp into one register twice is CONSTRAINED
- * UNPREDICTABLE: the hardware decides, so it is stepped.
+ * immediate to sp (sub sp, sp, #n).  Kernel probes take only the pairs
+ * at a non-negative offset (see struct arm64_probe_policy).  An ldp into
+ * one register twice is CONSTRAINED UNPREDICTABLE: the hardware decides,
+ * so it is stepped.
  */
-static enum arm64_probe_class frame_class(u32 insn)
+static enum arm64_probe_class frame_class(u32 insn,
+					  const struct arm64_probe_policy *pol)
 {
 	unsigned int rt = insn & 31, rn = (insn >> 5) & 31;
 	unsigned int rt2 = (insn >> 10) & 31;
+	bool below_sp = insn & BIT(21);		/* imm7's sign */
 
 	switch (insn & 0xffc00000) {
 	case 0xa8800000:	/* stp x, post-index */
 	case 0xa9800000:	/* stp x, pre-index */
-	case 0xa9000000:	/* stp x, offset */
-		return rn == 31 ? ARM64_PROBE_FRAME_PAIR : ARM64_PROBE_STEP;
 	case 0xa8c00000:	/* ldp x, post-index */
 	case 0xa9c00000:	/* ldp x, pre-index */
+		if (pol->kernel)
+			return ARM64_PROBE_STEP;
+		fallthrough;
+	case 0xa9000000:	/* stp x, offset */
 	case 0xa9400000:	/* ldp x, offset */
-		return rn == 31 && rt != rt2 ? ARM64_PROBE_FRAME_PAIR :
-					       ARM64_PROBE_STEP;
-	case 0x91000000:	/* add x, x|sp, #imm */
-	case 0x91400000:	/* add x, x|sp, #imm, lsl #12 */
-	case 0xd1000000:	/* sub x, x|sp, #imm */
-	case 0xd1400000:	/* sub x, x|sp, #imm, lsl #12 */
-		return rn == 31 || rt == 31 ? ARM64_PROBE_FRAME_SP :
-					      ARM64_PROBE_STEP;
+		if (rn != 31 || (pol->kernel && below_sp))
+			return ARM64_PROBE_STEP;
+		if ((insn & BIT(22)) && rt == rt2)
+			return ARM64_PROBE_STEP;
+		return ARM64_PROBE_FRAME_PAIR;
+	case 0x91000000:	/* add sp, x|sp, #imm */
+	case 0x91400000:	/* add sp, x|sp, #imm, lsl #12 */
+	case 0xd1000000:	/* sub sp, x|sp, #imm */
+	case 0xd1400000:	/* sub sp, x|sp, #imm, lsl #12 */
+		return rt == 31 && !pol->kernel ? ARM64_PROBE_FRAME_SP :
+						  ARM64_PROBE_STEP;
 	default:
 		return ARM64_PROBE_STEP;
 	}
+}
+
+/*
+ * Is a logical immediate's N:immr:imms a valid bitmask for the operand
+ * size?  Reserved encodings are UNDEFINED and left to step (and trap).
+ */
+static bool logical_imm_valid(u32 insn, bool sf)
+{
+	unsigned int n = (insn >> 22) & 1, imms = (insn >> 10) & 63;
+	unsigned int v = n << 6 | (~imms & 63);
+	unsigned int size;
+
+	if (!v || (!sf && n))
+		return false;
+	size = 1U << (fls(v) - 1);
+	return size >= 2 && (imms & (size - 1)) != size - 1;
+}
+
+/*
+ * Data processing on registers alone that sets no flags: add/sub and
+ * and/orr/eor with an immediate or a shifted register (mov and most
+ * prologue arithmetic), movz/movn/movk.  They cost one trap simulated
+ * instead of two stepped.  In the immediate forms register 31 is sp: a
+ * kernel probe may read it but not write it (see struct
+ * arm64_probe_policy).
+ */
+static bool alu_class(u32 insn, const struct arm64_probe_policy *pol)
+{
+	bool sf = insn & BIT(31), flags = insn & BIT(29);
+	unsigned int rd = insn & 31, opc = (insn >> 29) & 3;
+
+	if ((insn & 0x1f800000) == 0x11000000)		/* add/sub #imm */
+		return !flags && !(pol->kernel && rd == 31);
+	if ((insn & 0x1f800000) == 0x12000000)		/* logical #imm */
+		return opc != 3 && logical_imm_valid(insn, sf) &&
+		       !(pol->kernel && rd == 31);
+	if ((insn & 0x1f800000) == 0x12800000)		/* mov wide */
+		return opc != 1 && (sf || !(insn & BIT(22)));
+	/* Shifted register: a 32-bit shift by 32 or more is unallocated. */
+	if (!sf && (insn & BIT(15)))
+		return false;
+	if ((insn & 0x1f000000) == 0x0a000000)		/* logical, register */
+		return opc != 3;
+	if ((insn & 0x1f200000) == 0x0b000000)		/* add/sub, register */
+		return !flags && ((insn >> 22) & 3) != 3;
+	return false;
+}
+
+/* Data processing, loads and stores, SIMD and FP. */
+static enum arm64_probe_class data_class(u32 insn,
+					 const struct arm64_probe_policy *pol)
+{
+	enum arm64_probe_class class = ARM64_PROBE_STEP;
+
+	if (pol->frame)
+		class = frame_class(insn, pol);
+	if (class == ARM64_PROBE_STEP && alu_class(insn, pol))
+		class = ARM64_PROBE_ALU;
+	return class;
 }
 
 /**
@@ -231,6 +298,5 @@ struct arm64_probe_verdict arm64_probe_classify(u32 insn,
 		return REFUSE("load/store exclusive");
 	if (is_mops(insn))
 		return REFUSE("memory copy/set sequence (MOPS)");
-	/* Data processing, loads and stores, SIMD and FP. */
-	return ACCEPT(pol->frame ? frame_class(insn) : ARM64_PROBE_STEP);
+	return ACCEPT(data_class(insn, pol));
 }

@@ -29,7 +29,8 @@ enum arm64_probe_class {
 	ARM64_PROBE_MSR_DAIF,	/* msr daif, xt */
 	ARM64_PROBE_MSR_DAIF_IMM, /* msr daifset/daifclr, #imm */
 	ARM64_PROBE_FRAME_PAIR,	/* stp/ldp of two X registers at sp */
-	ARM64_PROBE_FRAME_SP,	/* add/sub #imm from or to sp */
+	ARM64_PROBE_FRAME_SP,	/* add/sub #imm to sp */
+	ARM64_PROBE_ALU,	/* add/sub, logical, mov wide: no flags */
 };
 
 /*
@@ -44,7 +45,10 @@ struct arm64_probe_policy {
 	/*
 	 * Simulate the stack-frame instructions of function entries and
 	 * exits (ARM64_PROBE_FRAME_*) instead of stepping them, so that a
-	 * usual entry costs one trap; needs @write.
+	 * usual entry costs one trap; needs @write.  With @kernel, only
+	 * those that leave sp alone and touch nothing below it: the
+	 * breakpoint's own frame is there, and returning from it restores
+	 * sp by popping that frame, whatever pt_regs say.
 	 */
 	bool frame;
 	/* Read @len bytes of the probed context's memory; 0 or -EFAULT. */

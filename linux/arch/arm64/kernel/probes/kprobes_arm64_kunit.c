@@ -86,6 +86,26 @@ static const struct kpa_case kpa_cases[] = {
 	    KPA_BOTH_IRQ_STATES, 0),
 	KPA("autiasp", kpa_autiasp, ARM64_PROBE_STEP, 0, 3),
 	KPA("stp with writeback", kpa_stack, ARM64_PROBE_STEP, 0, 21),
+	KPA("add #imm, lsl #12", kpa_add_imm, ARM64_PROBE_ALU, 0, 0, -1ULL),
+	KPA("sub w, #imm", kpa_sub_imm_w, ARM64_PROBE_ALU, 0, 0, 7,
+	    1ULL << 32 | 5),
+	KPA("mov from sp", kpa_mov_sp, ARM64_PROBE_ALU, 0, 3),
+	KPA("mov", kpa_mov_reg, ARM64_PROBE_ALU, 0, 3, -1ULL),
+	KPA("eor #imm", kpa_eor_imm, ARM64_PROBE_ALU, 0, 0, 0xf0f0ULL),
+	KPA("and w, #imm", kpa_and_imm_w, ARM64_PROBE_ALU, 0, -1ULL,
+	    0x12345678ULL),
+	KPA("orr #imm", kpa_orr_imm, ARM64_PROBE_ALU, 0, 0, 1ULL << 63),
+	KPA("bic, lsr", kpa_bic_lsr, ARM64_PROBE_ALU, 0, 0xff, -1ULL),
+	KPA("eon w, ror", kpa_eon_ror_w, ARM64_PROBE_ALU, 0, 0x80000001ULL,
+	    0xdeadbeefcafeULL),
+	KPA("add, lsl", kpa_add_lsl, ARM64_PROBE_ALU, 0, 1, 1ULL << 61),
+	KPA("neg w, asr", kpa_neg_asr_w, ARM64_PROBE_ALU, 0, 0x80000000ULL,
+	    12),
+	KPA("movk", kpa_movk, ARM64_PROBE_ALU, 0, 0, -1ULL),
+	KPA("movn w", kpa_movn_w, ARM64_PROBE_ALU, 0, 0),
+	KPA("movz", kpa_movz, ARM64_PROBE_ALU, 0, 0),
+	KPA("stp at sp + 16", kpa_frame_stp, ARM64_PROBE_FRAME_PAIR, 0, 5),
+	KPA("ldp at sp + 16", kpa_frame_ldp, ARM64_PROBE_FRAME_PAIR, 0, 5),
 };
 
 static int hits, posts;
@@ -882,9 +902,11 @@ static int frame_write(unsigned long dst, const void *src, size_t len)
 }
 
 /*
- * The frame classes a policy may ask for (uprobes does): which encodings
- * fall in them, and what their simulators do to sp, the registers and
- * the stack, declining where the instruction in place would fault.
+ * The frame and data-processing classes: which encodings fall in them for
+ * a policy that may move sp (uprobes') and for kernel probes, which leave
+ * sp and everything below it alone; and what the frame simulators do to
+ * sp, the registers and the stack, declining where the instruction in
+ * place would fault.
  */
 static void kpa_frame_classes(struct kunit *test)
 {
@@ -894,26 +916,43 @@ static void kpa_frame_classes(struct kunit *test)
 	static const struct {
 		const char *what;
 		u32 insn;
-		enum arm64_probe_class with, without;
+		enum arm64_probe_class user, kernel;
 	} d[] = {
 		{ "stp x29, x30, [sp, #-32]!", 0xa9be7bfd,
 		  ARM64_PROBE_FRAME_PAIR, ARM64_PROBE_STEP },
 		{ "ldp x29, x30, [sp], #32", 0xa8c27bfd,
 		  ARM64_PROBE_FRAME_PAIR, ARM64_PROBE_STEP },
 		{ "stp x19, x20, [sp, #16]", 0xa90153f3,
+		  ARM64_PROBE_FRAME_PAIR, ARM64_PROBE_FRAME_PAIR },
+		{ "stp x0, x1, [sp, #-16]", 0xa93f07e0,
 		  ARM64_PROBE_FRAME_PAIR, ARM64_PROBE_STEP },
-		{ "mov x29, sp", 0x910003fd,
-		  ARM64_PROBE_FRAME_SP, ARM64_PROBE_STEP },
+		{ "mov x29, sp", 0x910003fd, ARM64_PROBE_ALU, ARM64_PROBE_ALU },
 		{ "sub sp, sp, #0x10, lsl #12", 0xd14043ff,
 		  ARM64_PROBE_FRAME_SP, ARM64_PROBE_STEP },
+		{ "and sp, x0, #0xff", 0x92401c1f, ARM64_PROBE_ALU,
+		  ARM64_PROBE_STEP },
 		/* Not at sp, one register twice, 32-bit: stepped. */
 		{ "stp x1, x2, [x0]", 0xa9000801,
 		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
 		{ "ldp x0, x0, [sp]", 0xa94003e0,
 		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
-		{ "add x0, x1, #1", 0x91000420,
-		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
 		{ "stp w29, w30, [sp, #-16]!", 0x29be7bfd,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "add x0, x1, #1", 0x91000420, ARM64_PROBE_ALU, ARM64_PROBE_ALU },
+		/* Flags, tags, reserved encodings: stepped. */
+		{ "adds x0, x1, #1", 0xb1000420,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "addg x0, x1, #0, #0", 0x91800020,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "ands x0, x0, #0xff", 0xf2401c00,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "and x0, x0, #reserved", 0x9200fc00,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "add w0, w1, w2, lsl #32", 0x0b028020,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "add x0, x1, x2, ror #1", 0x8bc20420,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "movz w0, #1, lsl #32", 0x52c00020,
 		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
 	};
 	struct pt_regs regs = {};
@@ -922,10 +961,10 @@ static void kpa_frame_classes(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(d); i++) {
 		KUNIT_EXPECT_EQ_MSG(test, arm64_probe_classify(d[i].insn, &frame_pol).class,
-				    d[i].with, "%s", d[i].what);
+				    d[i].user, "%s", d[i].what);
 		KUNIT_EXPECT_EQ_MSG(test, arm64_probe_classify(d[i].insn,
 							       &arm64_kprobe_policy).class,
-				    d[i].without, "%s", d[i].what);
+				    d[i].kernel, "%s", d[i].what);
 	}
 
 	/* stp x29, x30, [sp, #-32]!: stored below the old sp, sp moves. */
@@ -945,7 +984,7 @@ static void kpa_frame_classes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.pstate & PSR_BTYPE_MASK, 0ULL);
 
 	/* mov x29, sp. */
-	KUNIT_ASSERT_TRUE(test, arm64_probe_simulate(0x910003fd, ARM64_PROBE_FRAME_SP,
+	KUNIT_ASSERT_TRUE(test, arm64_probe_simulate(0x910003fd, ARM64_PROBE_ALU,
 						     at + 4, &regs, &frame_pol));
 	KUNIT_EXPECT_EQ(test, regs.regs[29], FRAME_BASE);
 

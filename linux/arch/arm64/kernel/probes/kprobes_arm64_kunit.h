@@ -36,6 +36,22 @@ u64 kpa_daif_step(u64 x);
 u64 kpa_autiasp(u64 x);
 u64 kpa_retaa(u64 x);
 u64 kpa_stack(u64 x);
+u64 kpa_add_imm(u64 x);
+u64 kpa_sub_imm_w(u64 x);
+u64 kpa_mov_sp(u64 x);
+u64 kpa_mov_reg(u64 x);
+u64 kpa_eor_imm(u64 x);
+u64 kpa_and_imm_w(u64 x);
+u64 kpa_orr_imm(u64 x);
+u64 kpa_bic_lsr(u64 x);
+u64 kpa_eon_ror_w(u64 x);
+u64 kpa_add_lsl(u64 x);
+u64 kpa_neg_asr_w(u64 x);
+u64 kpa_movk(u64 x);
+u64 kpa_movn_w(u64 x);
+u64 kpa_movz(u64 x);
+u64 kpa_frame_stp(u64 x);
+u64 kpa_frame_ldp(u64 x);
 u64 kpa_ldr_q(u64 x);
 u64 kpa_ldr_d(u64 x);
 u64 kpa_ldr_s(u64 x);
@@ -49,6 +65,12 @@ extern const unsigned long kpa_bcond_insn, kpa_bcond_hi_insn, kpa_cbz_insn,
 	kpa_daif_step_insn, kpa_autiasp_insn, kpa_retaa_insn, kpa_stack_insn,
 	kpa_ldr_q_insn, kpa_ldr_d_insn, kpa_br16_insn, kpa_blr_pad_insn,
 	kpa_ldr_s_insn, kpa_load_insn;
+extern const unsigned long kpa_add_imm_insn, kpa_sub_imm_w_insn,
+	kpa_mov_sp_insn, kpa_mov_reg_insn, kpa_eor_imm_insn,
+	kpa_and_imm_w_insn, kpa_orr_imm_insn, kpa_bic_lsr_insn,
+	kpa_eon_ror_w_insn, kpa_add_lsl_insn, kpa_neg_asr_w_insn,
+	kpa_movk_insn, kpa_movn_w_insn, kpa_movz_insn, kpa_frame_stp_insn,
+	kpa_frame_ldp_insn;
 
 /* Landing pads: kpa_br's, kpa_br16's and kpa_blr_pad's. */
 extern const unsigned long kpa_pad_j_insn, kpa_pad_c16_insn, kpa_pad_c_insn;

@@ -239,7 +239,7 @@ SYM_FUNC_END(kpa_msr_daif)
 /* Returns DAIF after a stepped instruction: the step must not leak its mask. */
 SYM_FUNC_START(kpa_daif_step)
 PROBED(kpa_daif_step)
-	add	x0, x0, #0
+	add	x0, x0, x0, uxtx	/* extended register: stepped */
 	mrs	x0, daif
 	ret
 SYM_FUNC_END(kpa_daif_step)
@@ -272,6 +272,132 @@ PROBED(kpa_stack)
 	ldp	x29, x30, [sp], #32
 	ret
 SYM_FUNC_END(kpa_stack)
+
+/*
+ * Register data processing, simulated (ARM64_PROBE_ALU): each form the
+ * simulator decodes once, 32- and 64-bit, register 31 as sp and as xzr.
+ */
+SYM_FUNC_START(kpa_add_imm)
+PROBED(kpa_add_imm)
+	add	x0, x0, #0x123, lsl #12
+	ret
+SYM_FUNC_END(kpa_add_imm)
+
+/* 0 - 3 wraps in 32 bits, and the upper half is cleared. */
+SYM_FUNC_START(kpa_sub_imm_w)
+PROBED(kpa_sub_imm_w)
+	sub	w0, w0, #3
+	ret
+SYM_FUNC_END(kpa_sub_imm_w)
+
+/* Returns x0 when the probed mov read sp right. */
+SYM_FUNC_START(kpa_mov_sp)
+PROBED(kpa_mov_sp)
+	mov	x1, sp
+	mov	x2, sp
+	sub	x1, x1, x2
+	add	x0, x0, x1
+	ret
+SYM_FUNC_END(kpa_mov_sp)
+
+SYM_FUNC_START(kpa_mov_reg)
+PROBED(kpa_mov_reg)
+	mov	x1, x0
+	add	x0, x1, #1
+	ret
+SYM_FUNC_END(kpa_mov_reg)
+
+SYM_FUNC_START(kpa_eor_imm)
+PROBED(kpa_eor_imm)
+	eor	x0, x0, #0x5555555555555555
+	ret
+SYM_FUNC_END(kpa_eor_imm)
+
+/* An element of 32 bits, rotated: ones at both ends. */
+SYM_FUNC_START(kpa_and_imm_w)
+PROBED(kpa_and_imm_w)
+	and	w0, w0, #0xff0000ff
+	ret
+SYM_FUNC_END(kpa_and_imm_w)
+
+/* An element of 16 bits, rotated and repeated. */
+SYM_FUNC_START(kpa_orr_imm)
+PROBED(kpa_orr_imm)
+	orr	x0, x0, #0x0ff00ff00ff00ff0
+	ret
+SYM_FUNC_END(kpa_orr_imm)
+
+SYM_FUNC_START(kpa_bic_lsr)
+PROBED(kpa_bic_lsr)
+	bic	x0, x0, x0, lsr #3
+	ret
+SYM_FUNC_END(kpa_bic_lsr)
+
+SYM_FUNC_START(kpa_eon_ror_w)
+PROBED(kpa_eon_ror_w)
+	eon	w0, w0, w0, ror #5
+	ret
+SYM_FUNC_END(kpa_eon_ror_w)
+
+SYM_FUNC_START(kpa_add_lsl)
+PROBED(kpa_add_lsl)
+	add	x0, x0, x0, lsl #4
+	ret
+SYM_FUNC_END(kpa_add_lsl)
+
+SYM_FUNC_START(kpa_neg_asr_w)
+PROBED(kpa_neg_asr_w)
+	neg	w0, w0, asr #2
+	ret
+SYM_FUNC_END(kpa_neg_asr_w)
+
+SYM_FUNC_START(kpa_movk)
+PROBED(kpa_movk)
+	movk	x0, #0xbeef, lsl #48
+	ret
+SYM_FUNC_END(kpa_movk)
+
+SYM_FUNC_START(kpa_movn_w)
+	add	x0, x0, #1
+PROBED(kpa_movn_w)
+	movn	w0, #5, lsl #16
+	ret
+SYM_FUNC_END(kpa_movn_w)
+
+SYM_FUNC_START(kpa_movz)
+	add	x0, x0, #1
+PROBED(kpa_movz)
+	movz	x0, #0x1234, lsl #32
+	ret
+SYM_FUNC_END(kpa_movz)
+
+/*
+ * A frame pair at a non-negative offset from sp, which a kernel probe
+ * simulates (ARM64_PROBE_FRAME_PAIR): the store, then the load.
+ */
+SYM_FUNC_START(kpa_frame_stp)
+	stp	x29, x30, [sp, #-32]!
+	mov	x29, sp
+	mov	x1, #7
+PROBED(kpa_frame_stp)
+	stp	x0, x1, [sp, #16]
+	ldp	x1, x0, [sp, #16]
+	add	x0, x0, x1, lsl #1
+	ldp	x29, x30, [sp], #32
+	ret
+SYM_FUNC_END(kpa_frame_stp)
+
+SYM_FUNC_START(kpa_frame_ldp)
+	stp	x29, x30, [sp, #-32]!
+	mov	x29, sp
+	mov	x1, #7
+	stp	x0, x1, [sp, #16]
+PROBED(kpa_frame_ldp)
+	ldp	x1, x0, [sp, #16]
+	add	x0, x0, x1, lsl #1
+	ldp	x29, x30, [sp], #32
+	ret
+SYM_FUNC_END(kpa_frame_ldp)
 
 /*
  * Loads the 16-byte literal into q16 and returns its upper half (x0 == 0)

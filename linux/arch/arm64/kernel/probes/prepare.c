@@ -50,9 +50,36 @@ fault:
 }
 NOKPROBE_SYMBOL(read_kernel_text);
 
+/*
+ * Stores a simulated stp makes: into the probed function's own frame, at
+ * or above its sp, which the breakpoint's frame below it cannot overlap.
+ */
+static int write_kernel_stack(unsigned long dst, const void *src, size_t len)
+{
+	int err = 0;
+
+	pagefault_disable();
+	for (; len >= sizeof(u64); len -= sizeof(u64)) {
+		__put_kernel_nofault((void *)dst, src, u64, fault);
+		dst += sizeof(u64);
+		src += sizeof(u64);
+	}
+	if (len)
+		__put_kernel_nofault((void *)dst, src, u32, fault);
+out:
+	pagefault_enable();
+	return err;
+fault:
+	err = -EFAULT;
+	goto out;
+}
+NOKPROBE_SYMBOL(write_kernel_stack);
+
 const struct arm64_probe_policy arm64_kprobe_policy = {
 	.kernel = true,
+	.frame = true,
 	.read = read_kernel_text,
+	.write = write_kernel_stack,
 };
 
 /* How far back a probe looks for the load-exclusive that would enclose it. */

@@ -385,7 +385,7 @@ static bool sim_frame_pair(u32 insn, unsigned long addr, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(sim_frame_pair);
 
-/* add/sub of a (possibly shifted) immediate, sp as source or result. */
+/* add/sub of a (possibly shifted) immediate to sp. */
 static bool sim_frame_sp(u32 insn, unsigned long addr, struct pt_regs *regs,
 			 const struct arm64_probe_policy *pol)
 {
@@ -396,6 +396,103 @@ static bool sim_frame_sp(u32 insn, unsigned long addr, struct pt_regs *regs,
 	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
 }
 NOKPROBE_SYMBOL(sim_frame_sp);
+
+/* The bitmask a valid logical immediate encodes (decode.c checked it). */
+static u64 logical_imm(u32 insn)
+{
+	unsigned int n = (insn >> 22) & 1, immr = (insn >> 16) & 63;
+	unsigned int imms = (insn >> 10) & 63;
+	unsigned int size = 1U << (fls(n << 6 | (~imms & 63)) - 1);
+	unsigned int rot = immr & (size - 1);
+	u64 mask = size == 64 ? ~0ULL : BIT_ULL(size) - 1;
+	u64 elem = BIT_ULL((imms & (size - 1)) + 1) - 1;
+
+	/* Rotate right within the element, then repeat it to 64 bits. */
+	if (rot)
+		elem = (elem >> rot | elem << (size - rot)) & mask;
+	for (; size < 64; size *= 2)
+		elem |= elem << size;
+	return elem;
+}
+NOKPROBE_SYMBOL(logical_imm);
+
+/* A shifted-register operand: lsl, lsr, asr or ror by @amount. */
+static u64 shifted(u64 val, unsigned int type, unsigned int amount, bool sf)
+{
+	unsigned int width = sf ? 64 : 32;
+
+	if (!sf)
+		val = (u32)val;
+	if (!amount)
+		return val;
+	switch (type) {
+	case 0:
+		return val << amount;
+	case 1:
+		return val >> amount;
+	case 2:
+		return sf ? (u64)((s64)val >> amount) :
+			    (u64)(u32)((s32)val >> amount);
+	default:
+		return val >> amount | val << (width - amount);
+	}
+}
+NOKPROBE_SYMBOL(shifted);
+
+/*
+ * Register data processing without flags (decode.c's alu_class() says
+ * which); 32-bit forms zero the upper half of the result.
+ */
+static bool sim_alu(u32 insn, unsigned long addr, struct pt_regs *regs,
+		    const struct arm64_probe_policy *pol)
+{
+	unsigned int rd = insn & 31, rn = (insn >> 5) & 31;
+	unsigned int rm = (insn >> 16) & 31, opc = (insn >> 29) & 3;
+	bool sf = insn & BIT(31), sp_forms = false;
+	u64 a, b, res;
+
+	if ((insn & 0x1f800000) == 0x12800000) {		/* mov wide */
+		unsigned int shift = ((insn >> 21) & 3) * 16;
+		u64 imm = (u64)((insn >> 5) & 0xffff) << shift;
+
+		if (opc == 3)					/* movk */
+			res = (get_x(regs, rd) & ~(0xffffULL << shift)) | imm;
+		else
+			res = opc ? imm : ~imm;			/* movz, movn */
+		goto out;
+	}
+	if ((insn & 0x1f800000) == 0x11000000) {		/* add/sub #imm */
+		sp_forms = true;
+		a = get_x_or_sp(regs, rn);
+		b = (u64)((insn >> 10) & 0xfff) << (insn & BIT(22) ? 12 : 0);
+		res = insn & BIT(30) ? a - b : a + b;
+		goto out;
+	}
+	a = get_x(regs, rn);
+	if ((insn & 0x1f800000) == 0x12000000) {		/* logical #imm */
+		sp_forms = true;
+		b = logical_imm(insn);
+	} else {
+		b = shifted(get_x(regs, rm), (insn >> 22) & 3,
+			    (insn >> 10) & 63, sf);
+		if ((insn & 0x1f000000) == 0x0b000000) {	/* add/sub */
+			res = insn & BIT(30) ? a - b : a + b;
+			goto out;
+		}
+		if (insn & BIT(21))				/* bic, orn, eon */
+			b = ~b;
+	}
+	res = opc == 0 ? a & b : opc == 1 ? a | b : a ^ b;
+out:
+	if (!sf)
+		res = (u32)res;
+	if (sp_forms)
+		set_x_or_sp(regs, rd, res);
+	else
+		set_x(regs, rd, res);
+	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_alu);
 
 static const arm64_probe_sim_fn simulators[] = {
 	[ARM64_PROBE_NOP]		= sim_nop,
@@ -413,6 +510,7 @@ static const arm64_probe_sim_fn simulators[] = {
 	[ARM64_PROBE_MSR_DAIF_IMM]	= sim_msr_daif_imm,
 	[ARM64_PROBE_FRAME_PAIR]	= sim_frame_pair,
 	[ARM64_PROBE_FRAME_SP]		= sim_frame_sp,
+	[ARM64_PROBE_ALU]		= sim_alu,
 };
 
 /**
