@@ -101,7 +101,9 @@ static void share_site(struct kunit *test, struct ftrace_ops *ops, bool moved)
 	unsigned long ip = ftrace_location((unsigned long)kpf_call);
 
 	KUNIT_ASSERT_NE(test, ip, 0UL);
-	hits = second_hits = other_calls = 0;
+	hits = 0;
+	second_hits = 0;
+	other_calls = 0;
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(kp));
 	/* The other user comes after the probe, then leaves before it. */
