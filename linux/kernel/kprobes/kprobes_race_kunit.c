@@ -357,6 +357,11 @@ static int hold_until_detached(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+static void optimization_back_on(void *unused)
+{
+	kprobe_set_optimization(true);
+}
+
 static void krc_slot_outlives_stepping_hit(struct kunit *test)
 {
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {});
@@ -367,6 +372,14 @@ static void krc_slot_outlives_stepping_hit(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)krc_target,
 							    &size, &offset));
 	kprobe_kunit_quarantine_slots(test, NULL);
+	/*
+	 * The probe must stay alone at its address (hold_until_detached()
+	 * watches a lone probe's list): with jump optimization on, a detour
+	 * built for the region after it would make the address a site.
+	 */
+	kprobe_set_optimization(false);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, optimization_back_on,
+							NULL), 0);
 
 	/*
 	 * The first instruction that runs from a slot (a post_handler keeps
@@ -394,6 +407,7 @@ static void krc_slot_outlives_stepping_hit(struct kunit *test)
 				.pre_handler = hold_until_detached,
 				.post_handler = count_post };
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_PTR_EQ(test, get_kprobe(kp->addr), kp);
 	freed = kprobe_kunit_nr_quarantined;
 	task = kprobe_kunit_run_elsewhere(test, call_target_once, NULL);
 	if (!kprobe_kunit_wait_for_flag(&holding)) {
