@@ -198,12 +198,17 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
  *    the hits and calls remove, except for a head already out of the
  *    table or [GONE], which no hit can enter by then; so no hit enters a
  *    detour being freed.
- *  - The head's post_handler is never set while any byte of the jump may
- *    still be in the region: a hit that sees it set may step the
- *    instruction and resume right after it.  Without one, a hit while
- *    the jump is being written or taken out must leave through the
- *    detour (which KPROBE_FLAG_DETOUR then always allows): resuming
- *    after the instruction could land inside the jump.
+ *  - A hit while the jump is being written or taken out must leave
+ *    through the detour (which KPROBE_FLAG_DETOUR then always allows):
+ *    resuming right after the instruction could land inside the jump.
+ *    A detour that cannot run a post phase cannot serve a hit that has
+ *    one, so for such a detour the head's post_handler is never set
+ *    while any byte of the jump may still be in the region, and a hit
+ *    that sees it set may step the instruction and resume after it.  A
+ *    detour that can (arch_optimized_kprobe_runs_post()) keeps its jump
+ *    when post_handlers come; every hit with a post phase, breakpoint
+ *    hits included, must then run the instruction from the detour while
+ *    KPROBE_FLAG_DETOUR is set.
  */
 
 /*
@@ -212,6 +217,12 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
  * the detour exists.  0, or why not.
  */
 int arch_prepare_optimized_kprobe(struct kprobe *p);
+/*
+ * True when @p's prepared detour can also give a hit its post phase: run
+ * the probed instruction alone, with interrupts off, then the
+ * post_handlers, then the rest of the region.
+ */
+bool arch_optimized_kprobe_runs_post(struct kprobe *p);
 /* Free the detour (no CPU may still run in it). */
 void arch_remove_optimized_kprobe(struct kprobe *p);
 /* True when @addr is inside @p's region but not its first byte. */

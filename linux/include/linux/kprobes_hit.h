@@ -6,7 +6,7 @@
  * A port calls these, and nothing else from this file:
  *   kprobe_lookup()              the head at a hit address, or NULL
  *   kprobe_hit_begin()           start a hit, run the pre_handlers
- *   kprobe_site_hit_begin()      the same for a detour (no post phase)
+ *   kprobe_site_hit_begin()      the same for a detour
  *   kprobe_hit_wants_post()      must the port trap after the instruction?
  *   kprobe_hit_end(), kprobe_hit_end_kcb()
  *                                finish a hit, run the post_handlers
@@ -33,6 +33,9 @@
  * A port may skip the trap after the instruction when
  * kprobe_hit_wants_post() says no post phase follows this hit, and then
  * ends the hit with reset_current_kprobe() before the instruction runs.
+ * From the pre phase to the end of the post phase the CPU does not take
+ * interrupts or preempt (the instruction runs with interrupts off): the
+ * chain the hit walks stays valid, and nothing else runs as this hit.
  * A hit while a handler is running only counts kprobes_inc_nmissed_count()
  * and executes the instruction.  All of this runs with interrupts or
  * preemption off, never sleeps and never takes a lock.
@@ -214,37 +217,21 @@ bool kprobe_walk_pre_passing_post(struct kprobe_chain *chain,
 
 /**
  * kprobe_run_site_pre_handlers() - kprobe_run_pre_handlers() for a site
- * @p: a head known to be a site's, such as the one a detour names
+ * @p: a head known to be a site's
  * @regs: registers of the hit
+ *
+ * Notes the chain walked for the post phase.
  *
  * Return: as kprobe_run_pre_handlers().
  */
-static __always_inline bool __kprobe_run_site_pre_handlers(struct kprobe *p,
-							   struct pt_regs *regs,
-							   const bool post_phase)
+static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
+							 struct pt_regs *regs)
 {
 	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
 	struct kprobe_chain *chain = rcu_dereference_raw(site->chain);
 
-	if (post_phase)
-		__this_cpu_write(kprobe_hit_chain, chain);
-	if (!chain)
-		return false;
-	/*
-	 * A hit without a post phase (a detour's) may still meet a chain
-	 * with post_handlers: one published after the jump it came through
-	 * was taken out.  Those probes joined after its call began: it
-	 * passes them by rather than run their pre_handlers alone.
-	 */
-	if (!post_phase && unlikely(chain->has_post))
-		return kprobe_walk_pre_passing_post(chain, regs);
-	return __kprobe_walk_pre(chain, regs, false);
-}
-
-static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
-							 struct pt_regs *regs)
-{
-	return __kprobe_run_site_pre_handlers(p, regs, true);
+	__this_cpu_write(kprobe_hit_chain, chain);
+	return chain && __kprobe_walk_pre(chain, regs, false);
 }
 
 /* The same, out of line: keeps the lone-probe path of callers short. */
@@ -414,20 +401,60 @@ static __always_inline bool kprobe_hit_begin(struct kprobe *p,
 	return kprobe_run_pre_handlers(p, regs);
 }
 
-/*
- * kprobe_hit_begin() for a port's detour, whose head is always a site's
- * and whose hits have no post phase, with the site's pre_handlers walked
- * inline: the jump-optimized path is the cheapest hit there is, and one
- * more call would show in it.
+/* What a detour does once kprobe_site_hit_begin() returns. */
+enum kprobe_detour_next {
+	/* Run the copy of the region; the hit is over. */
+	KPROBE_DETOUR_RESUME,
+	/* A pre_handler redirected: resume where regs say; the hit is over. */
+	KPROBE_DETOUR_REDIRECTED,
+	/*
+	 * Run the probed instruction with interrupts off, then finish with
+	 * kprobe_hit_end(): some probe has a post_handler.
+	 */
+	KPROBE_DETOUR_POST,
+};
+
+/**
+ * kprobe_site_hit_begin() - kprobe_hit_begin() for a port's detour
+ * @p: the site's head the detour names
+ * @regs: registers of the hit
+ * @post_path: the detour can run the instruction alone and come back for
+ *	a post phase (arch_optimized_kprobe_runs_post())
+ *
+ * The site's pre_handlers are walked inline: the jump-optimized path is
+ * the cheapest hit there is, and one more call would show in it.  Only a
+ * hit that meets a chain with a post_handler remembers the chain for its
+ * post phase.  Without @post_path such a chain was published after the
+ * jump this hit came through was taken out (see chain_publish()); its
+ * probes with a post_handler joined after the hit began, and it passes
+ * them by rather than run their pre_handlers alone.
+ *
+ * Return: what the port does next; for RESUME and REDIRECTED it ends the
+ * hit with reset_current_kprobe().
  */
-static __always_inline bool kprobe_site_hit_begin(struct kprobe *p,
-						  struct pt_regs *regs)
+static __always_inline enum kprobe_detour_next
+kprobe_site_hit_begin(struct kprobe *p, struct pt_regs *regs,
+		      const bool post_path)
 {
+	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
+	struct kprobe_chain *chain;
+
 	__this_cpu_write(current_kprobe, p);
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	kprobe_note_hit_context();
-	/* A detour hit has no post phase: nothing to remember for it. */
-	return __kprobe_run_site_pre_handlers(p, regs, false);
+	chain = rcu_dereference_raw(site->chain);
+	if (!chain)
+		return KPROBE_DETOUR_RESUME;
+	if (unlikely(chain->has_post)) {
+		if (!post_path)
+			return kprobe_walk_pre_passing_post(chain, regs) ?
+				KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_RESUME;
+		__this_cpu_write(kprobe_hit_chain, chain);
+		return __kprobe_walk_pre(chain, regs, false) ?
+			KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_POST;
+	}
+	return __kprobe_walk_pre(chain, regs, false) ?
+		KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_RESUME;
 }
 
 /**

@@ -139,6 +139,7 @@ void kprobe_opt_sync(struct kprobe *head);
 void kprobe_opt_unoptimize(struct kprobe *head);
 void kprobe_opt_retry_around(unsigned long addr);
 void kprobe_opt_release(struct kprobe_site *site);
+bool kprobe_opt_runs_post(struct kprobe_site *site);
 void kprobe_set_optimization(bool on);
 #else
 static inline void kprobe_opt_block_around(unsigned long addr) {}
@@ -147,6 +148,10 @@ static inline void kprobe_opt_sync(struct kprobe *head) {}
 static inline void kprobe_opt_unoptimize(struct kprobe *head) {}
 static inline void kprobe_opt_retry_around(unsigned long addr) {}
 static inline void kprobe_opt_release(struct kprobe_site *site) {}
+static inline bool kprobe_opt_runs_post(struct kprobe_site *site)
+{
+	return false;
+}
 static inline void kprobe_set_optimization(bool on) {}
 #endif
 

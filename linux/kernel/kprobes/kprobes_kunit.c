@@ -274,19 +274,21 @@ static void kpk_handlers_run_in_registration_order(struct kunit *test)
 
 /*
  * What a hit's post phase is owed comes from the chain its pre phase
- * walked.  A detour hit has no post phase, so when it meets a chain with
- * a post_handler (one published after the jump it came through went out)
- * it passes the probes with one by: they joined after its call began.
- * Driven here by hand on a site of two, the way a detour would.
+ * walked.  A detour hit without a post path has no post phase, so when it
+ * meets a chain with a post_handler (one published after the jump it came
+ * through went out) it passes the probes with one by: they joined after
+ * its call began.  With a post path it runs them all and has a post
+ * phase.  Driven here by hand on a site of two, the way a detour would.
  */
 static void kpk_hit_without_post_phase_passes_post_probes(struct kunit *test)
 {
 	struct kprobe *plain = tagged_probe(test, "kpk_target", 1);
 	struct kprobe *with_post = tagged_probe(test, "kpk_target", 2);
+	enum kprobe_detour_next next, next_post;
 	struct pt_regs regs = {};
 	struct kprobe *head;
 	unsigned long flags;
-	bool redirected, wants_post;
+	bool wants_post, post_path_wants;
 
 	with_post->post_handler = count_post;
 	KUNIT_ASSERT_EQ(test, register_kprobe(plain), 0);
@@ -297,21 +299,30 @@ static void kpk_hit_without_post_phase_passes_post_probes(struct kunit *test)
 
 	reset_counts();
 	local_irq_save(flags);
-	redirected = kprobe_site_hit_begin(head, &regs);
+	next = kprobe_site_hit_begin(head, &regs, false);
 	reset_current_kprobe();
 	/* A breakpoint hit's pre phase: both run, and a post phase follows. */
 	kprobe_hit_begin(head, &regs);
 	wants_post = kprobe_hit_wants_post(head);
 	kprobe_hit_end(head, &regs);
+	/* A detour hit with a post path: the same as the breakpoint's. */
+	next_post = kprobe_site_hit_begin(head, &regs, true);
+	post_path_wants = kprobe_hit_wants_post(head);
+	kprobe_hit_end(head, &regs);
 	local_irq_restore(flags);
 
-	KUNIT_EXPECT_FALSE(test, redirected);
+	KUNIT_EXPECT_EQ(test, next, KPROBE_DETOUR_RESUME);
 	KUNIT_EXPECT_TRUE(test, wants_post);
-	KUNIT_ASSERT_EQ(test, norder, 3);
+	KUNIT_EXPECT_EQ(test, next_post, KPROBE_DETOUR_POST);
+	KUNIT_EXPECT_TRUE(test, post_path_wants);
+	KUNIT_ASSERT_EQ(test, norder, 5);
 	KUNIT_EXPECT_EQ(test, order[0], 1);
 	KUNIT_EXPECT_EQ(test, order[1], 1);
 	KUNIT_EXPECT_EQ(test, order[2], 2);
-	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_EQ(test, order[3], 1);
+	KUNIT_EXPECT_EQ(test, order[4], 2);
+	KUNIT_EXPECT_EQ(test, posts, 2);
+	KUNIT_EXPECT_NULL(test, kprobe_running());
 
 	/* Without a post_handler on the chain, no post phase at all. */
 	KUNIT_EXPECT_EQ(test, disable_kprobe(with_post), 0);

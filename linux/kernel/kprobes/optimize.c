@@ -10,9 +10,10 @@
  *
  * A site loses its jump synchronously, before anything else changes, as
  * soon as it must not have one: disabled or disarmed, unregistered, a
- * post_handler added (it needs the trap after the instruction, and is
- * published only once the jump is out: see chain_publish() in site.c), another
- * probe planted inside its region, its text going away, or the sysctl
+ * post_handler added where the detour cannot run a post phase (it then
+ * needs the trap after the instruction, and is published only once the
+ * jump is out: see chain_publish() in site.c), another probe planted
+ * inside its region, its text going away, or the sysctl
  * debug.kprobes-optimization set to 0.  The sysctl takes the detours away
  * too: breakpoint hits run the relocated copy of a region when there is
  * one, and "off" is what a user turns to when relocated code is suspect.
@@ -39,12 +40,26 @@ static LIST_HEAD(opt_queue);
 static void kprobe_optimizer(struct work_struct *work);
 static DECLARE_DELAYED_WORK(optimizer_work, kprobe_optimizer);
 
+/**
+ * kprobe_opt_runs_post() - may @site keep a jump while it has a post phase?
+ * @site: a site
+ *
+ * Return: true when @site has a detour and the port can run post phases
+ * from it.
+ */
+bool kprobe_opt_runs_post(struct kprobe_site *site)
+{
+	return kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR) &&
+	       arch_optimized_kprobe_runs_post(&site->kp);
+}
+
 static bool wants_jump(struct kprobe_site *site)
 {
 	return optimization_on && kprobe_has_flag(&site->kp, KPROBE_FLAG_DETOUR) &&
 	       kprobe_has_flag(&site->kp, KPROBE_FLAG_ARMED) &&
 	       !kprobe_ftrace(&site->kp) && !kprobe_gone(&site->kp) &&
-	       !kprobe_disabled(&site->kp) && !site->kp.post_handler;
+	       !kprobe_disabled(&site->kp) &&
+	       (!site->kp.post_handler || kprobe_opt_runs_post(site));
 }
 
 /* The flag shows on the site and on every probe there. */

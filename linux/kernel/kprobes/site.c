@@ -123,14 +123,15 @@ static struct kprobe_chain *chain_alloc(struct kprobe_site *site, gfp_t gfp)
  * until a grace period has passed.
  *
  * The site's own post_handler says "some probe on the chain has one" to
- * the optimizer, which gives no jump to such a site: a hit that traps
- * after the instruction resumes right behind it, inside the jump.  So a
- * chain with a post_handler goes out only once the jump is out.  The
- * mark goes as soon as the chain without one is out: hits on the old
- * chain may still be stepping, but the optimizer waits for every hit in
- * flight before it writes a jump again.  A hit that came in
- * through the jump before it went out and meets the new chain passes
- * its post_handler probes by (see __kprobe_run_site_pre_handlers()).
+ * the optimizer.  Where the port's detour runs post phases itself, that
+ * changes nothing.  Otherwise the optimizer gives no jump to such a
+ * site: a hit that traps after the instruction resumes right behind it,
+ * inside the jump.  So a chain with a post_handler goes out only once
+ * the jump is out.  The mark goes as soon as the chain without one is
+ * out: hits on the old chain may still be stepping, but the optimizer
+ * waits for every hit in flight before it writes a jump again.  A hit
+ * that came in through the jump before it went out and meets the new
+ * chain passes its post_handler probes by (see kprobe_site_hit_begin()).
  */
 static void chain_publish(struct kprobe_site *site, struct kprobe_chain *new)
 {
@@ -152,7 +153,8 @@ static void chain_publish(struct kprobe_site *site, struct kprobe_chain *new)
 		new = NULL;
 	}
 	if (post) {
-		kprobe_opt_unoptimize(&site->kp);
+		if (!kprobe_opt_runs_post(site))
+			kprobe_opt_unoptimize(&site->kp);
 		WRITE_ONCE(site->kp.post_handler, site_post_handler);
 	}
 	rcu_assign_pointer(site->chain, new);

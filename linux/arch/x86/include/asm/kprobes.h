@@ -24,7 +24,7 @@ typedef u8 kprobe_opcode_t;
  * back to the instruction after the probe.  An optimized probe's detour
  * takes a second slot (see opt.c).
  */
-#define KPROBE_INSN_SLOT_SIZE	40
+#define KPROBE_INSN_SLOT_SIZE	48
 static_assert(KPROBE_INSN_SLOT_SIZE >= 2 * MAX_INSN_SIZE + INT3_INSN_SIZE +
 	      JMP32_INSN_SIZE);
 
@@ -78,6 +78,12 @@ struct arch_specific_insn {
 	/* Bytes of instructions the jmp covers, and the five it overwrites. */
 	u8 region_len;
 	u8 replaced[JMP32_INSN_SIZE];
+	/*
+	 * Where in the detour the probed instruction runs alone for a hit
+	 * with a post phase, or 0 when the detour has no room or the
+	 * instruction changes IF (see opt.c).
+	 */
+	u8 post_path;
 #endif
 };
 
@@ -98,9 +104,14 @@ struct kprobe_ctlblk {
 
 int kprobe_int3_handler(struct pt_regs *regs);
 #ifdef CONFIG_OPTPROBES
-/* The detour's shared entry stub and the handler it calls (opt.c). */
+/* The detour's shared entry stubs and the handlers they call (opt.c). */
 void kprobe_detour_entry(void);
+void kprobe_detour_post_entry(void);
 __visible int kprobe_detour_hit(struct pt_regs *regs);
+__visible void kprobe_detour_post_hit(struct pt_regs *regs);
+/* Send a hit with a post phase from a breakpoint through @p's detour. */
+void kprobe_detour_step(struct kprobe *p, struct pt_regs *regs,
+			struct kprobe_ctlblk *kcb);
 #endif
 
 #endif /* CONFIG_KPROBES */

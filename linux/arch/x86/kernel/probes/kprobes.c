@@ -155,11 +155,19 @@ static __always_inline void replay(struct kprobe *probe, struct pt_regs *regs,
 	/*
 	 * The detour's copy of the region serves as well: probes queued for
 	 * a jump skip the single step that way until the jump is in, and
-	 * while a jump is written or taken out (never with a post phase)
-	 * this is the way out that does not land inside it.
+	 * while a jump is written or taken out this is the way out that
+	 * does not land inside it.  A post phase then needs the detour's
+	 * post path (without one, the site has no jump while it has a post
+	 * phase).
 	 */
-	if (kprobe_has_detour(probe))
+	if (kprobe_has_detour(probe)) {
 		copy = probe->ainsn.detour + KPROBE_DETOUR_COPY;
+		if (!reentered && probe->ainsn.post_path &&
+		    kprobe_hit_wants_post(probe)) {
+			kprobe_detour_step(probe, regs, kcb);
+			return;
+		}
+	}
 #endif
 	/* A nested hit ran no handlers: it has no post phase either. */
 	if (copy && (reentered || !kprobe_hit_wants_post(probe))) {
@@ -274,6 +282,21 @@ int kprobe_int3_handler(struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kprobe_int3_handler);
 
+/* Does @ip run @cur's instruction on its own, on a single step's terms? */
+static bool in_step_copy(struct kprobe *cur, unsigned long ip)
+{
+	if (ip == (unsigned long)cur->ainsn.insn)
+		return true;
+#ifdef CONFIG_OPTPROBES
+	/* Where the detour runs the instruction alone for a post phase. */
+	return cur->ainsn.post_path &&
+	       ip == (unsigned long)cur->ainsn.detour + cur->ainsn.post_path;
+#else
+	return false;
+#endif
+}
+NOKPROBE_SYMBOL(in_step_copy);
+
 /**
  * kprobe_fault_handler() - a fault while this CPU handles a probe hit
  * @regs: registers at the fault
@@ -289,7 +312,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *cur = kprobe_running();
 
-	if (unlikely(regs->ip == (unsigned long)cur->ainsn.insn) &&
+	if (unlikely(in_step_copy(cur, regs->ip)) &&
 	    (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER))) {
 		bool reentered = kcb->kprobe_status == KPROBE_REENTER;
 

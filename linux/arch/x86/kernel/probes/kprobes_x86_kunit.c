@@ -14,6 +14,8 @@
 #include <linux/linkage.h>
 #include <linux/kdebug.h>
 #include <linux/memory.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
 #include <asm/text-patching.h>
 #include <asm/trapnr.h>
 #include <asm/ibt.h>
@@ -320,8 +322,144 @@ static void kx86_optimized_redirect(struct kunit *test)
 }
 
 /*
- * The jump goes as soon as it must: a post_handler, disabling, the sysctl,
- * a probe inside the region; and comes back when the reason goes.
+ * What the post path shows a post_handler and what it keeps of its
+ * changes: the registers after the 2-byte movl, IF as the caller had it,
+ * and ax or ip changed for the rest of the function.
+ */
+static unsigned long post_ip, post_ax, post_flags, pre_ip;
+static long post_add;
+static bool post_redirects;
+
+static int note_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	pre_ip = regs->ip;
+	return 0;
+}
+
+static void note_post(struct kprobe *kp, struct pt_regs *regs,
+		      unsigned long flags)
+{
+	posts++;
+	post_ip = regs->ip;
+	post_ax = regs->ax;
+	post_flags = regs->flags;
+	regs->ax += post_add;
+	if (post_redirects)
+		instruction_pointer_set(regs, (unsigned long)kx86_replacement);
+}
+
+static void kx86_optimized_post_handler(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = note_pre,
+		.post_handler = note_post });
+	int (*fn)(int x) = kx86_opt_fn();
+	unsigned long flags;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	post_add = 0;
+	post_redirects = false;
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_ASSERT_TRUE(test, arch_optimized_kprobe_runs_post(get_kprobe(kp->addr)));
+
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(6), kx86_opt_expected(6));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_EQ(test, pre_ip, (unsigned long)kp->addr + INT3_INSN_SIZE);
+	KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)kp->addr + 2);
+	KUNIT_EXPECT_EQ(test, (int)post_ax, 6);
+	KUNIT_EXPECT_TRUE(test, post_flags & X86_EFLAGS_IF);
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+
+	/* Called with interrupts off: the post phase shows it, keeps it. */
+	local_irq_save(flags);
+	ret = fn(7);
+	KUNIT_EXPECT_TRUE(test, irqs_disabled());
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret, kx86_opt_expected(7));
+	KUNIT_EXPECT_FALSE(test, post_flags & X86_EFLAGS_IF);
+
+	/* A changed register carries on into the rest of the function... */
+	post_add = 100;
+	KUNIT_EXPECT_EQ(test, fn(1), (1 + 100 + 7) * 3 + 1);
+	post_add = 0;
+	/* ...and so does a changed ip. */
+	post_redirects = true;
+	KUNIT_EXPECT_EQ(test, fn(9), kx86_replacement(9));
+	post_redirects = false;
+	KUNIT_EXPECT_EQ(test, posts, 4);
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, fn(9), kx86_opt_expected(9));
+}
+
+/*
+ * A detour has no post path where the probed instruction changes IF: the
+ * post phase must run with interrupts off and give them back as they
+ * were.  Here the jump goes while a post_handler is there, and the
+ * breakpoint serves it.  Called with interrupts off, as the cli would
+ * leave them.
+ */
+asm(".pushsection .text\n"
+	".type kx86_cli_asm, @function\n"
+	"kx86_cli_asm:\n"
+	ASM_ENDBR
+	"	cli\n"
+	"	movl %edi, %eax\n"
+	"	addl $7, %eax\n"
+	"	imull $3, %eax, %eax\n"
+	"	addl %edi, %eax\n"
+	ASM_RET
+	".size kx86_cli_asm, .-kx86_cli_asm\n"
+	".popsection\n");
+
+static int call_cli_fn(int (*fn)(int x), int x)
+{
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	ret = fn(x);
+	local_irq_restore(flags);
+	return ret;
+}
+
+static void kx86_no_post_path_at_cli(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_cli_asm", .pre_handler = count_pre });
+	struct kprobe *post = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_cli_asm", .post_handler = count_post });
+	int (*fn)(int x) = (int (*)(int x))kallsyms_lookup_name("kx86_cli_asm");
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_FALSE(test, arch_optimized_kprobe_runs_post(get_kprobe(kp->addr)));
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(post), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, call_cli_fn(fn, 1), kx86_opt_expected(1));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	unregister_kprobe(post);
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_EQ(test, call_cli_fn(fn, 2), kx86_opt_expected(2));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+}
+
+/*
+ * The jump goes as soon as it must: disabling, the sysctl, a probe inside
+ * the region; and comes back when the reason goes.  A post_handler is no
+ * reason here (the detour has a post path).
  */
 static void kx86_optimization_reverts(struct kunit *test)
 {
@@ -338,11 +476,12 @@ static void kx86_optimization_reverts(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, jumped(kp));
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(post), 0);
-	KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(kp));
 	reset_counts();
 	KUNIT_EXPECT_EQ(test, fn(1), kx86_opt_expected(1));
+	KUNIT_EXPECT_EQ(test, hits, 1);
 	KUNIT_EXPECT_EQ(test, posts, 1);
-	KUNIT_EXPECT_FALSE(test, jumped(kp));
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
 	unregister_kprobe(post);
 	KUNIT_EXPECT_TRUE(test, jumped(kp));
 
@@ -714,8 +853,9 @@ static void count_own_post(struct kprobe *kp, struct pt_regs *regs,
 }
 
 /*
- * A post_handler added at a jump-optimized site.  A hit that sees it steps
- * the instruction and resumes right after it, here in the middle of where
+ * A post_handler added at a jump-optimized site whose detour has no post
+ * path (the probe sits on a cli).  A hit that sees it steps the
+ * instruction and resumes right after it, here in the middle of where
  * the jump was: so no byte of the jump may be left once the post_handler
  * shows.  The other CPU holds the window open: it is in a stretch with
  * interrupts off when the jump starts coming out, so the text
@@ -750,28 +890,35 @@ static bool watch_jump_and_post(struct kprobe_hot_caller *h)
 	return breakpoint_seen >= 1000;
 }
 
+static int (*cli_fn)(int x);
+
+/* kx86_cli_asm with interrupts as the caller had them. */
+static int kx86_cli_call(int x)
+{
+	return call_cli_fn(cli_fn, x);
+}
+
 static void kx86_post_handler_joins_optimized_site(struct kunit *test)
 {
-	int (*fn)(int x) = kx86_opt_fn();
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {
-		.addr = (void *)fn, .pre_handler = count_own_pre });
+		.symbol_name = "kx86_cli_asm", .pre_handler = count_own_pre });
 	struct kprobe *post = test_probe(test, &(struct kprobe) {});
 	struct kprobe_hot_caller *h;
 	int round;
 
-	KUNIT_ASSERT_NOT_NULL(test, fn);
+	cli_fn = (int (*)(int x))kallsyms_lookup_name("kx86_cli_asm");
+	KUNIT_ASSERT_NOT_NULL(test, cli_fn);
 	WRITE_ONCE(own_tester, current);
 	/* The probe lands past an ENDBR on IBT kernels: learn where first. */
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	watched_addr = kp->addr;
 	unregister_kprobe(kp);
 	memcpy(watched_bytes, watched_addr, sizeof(watched_bytes));
-	*kp = (struct kprobe) { .addr = (void *)fn,
+	*kp = (struct kprobe) { .addr = watched_addr,
 				.pre_handler = count_own_pre };
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
-	KUNIT_ASSERT_PTR_EQ(test, kp->addr, watched_addr);
 	KUNIT_ASSERT_TRUE(test, jumped(kp));
-	h = kprobe_kunit_start_hot_caller(test, fn, kx86_opt_expected);
+	h = kprobe_kunit_start_hot_caller(test, kx86_cli_call, kx86_opt_expected);
 	h->watch = watch_jump_and_post;
 	for (round = 0; round < 3; round++) {
 		breakpoint_seen = 0;
@@ -788,13 +935,136 @@ static void kx86_post_handler_joins_optimized_site(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, kprobe_optimized(kp));
 
 		atomic_set(&own_posts, 0);
-		KUNIT_EXPECT_EQ(test, fn(round), kx86_opt_expected(round));
+		KUNIT_EXPECT_EQ(test, kx86_cli_call(round), kx86_opt_expected(round));
 		KUNIT_EXPECT_EQ(test, atomic_read(&own_posts), 1);
 		unregister_kprobe(post);
 		KUNIT_ASSERT_TRUE(test, jumped(kp));
 	}
 	kprobe_kunit_stop_hot_caller(h);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->wrong));
+}
+
+/*
+ * The post path's own windows.  The other CPU's hit is held in a
+ * pre_handler (interrupts on, as on every detour hit) while this CPU
+ * changes the site; the hit must then keep to the chain it began with.
+ * A probe with a post_handler that joins meanwhile gets no post phase
+ * from it, and one that leaves gets its post phase before its unregister
+ * returns, not after.  Each time the jump stays in.
+ */
+static struct task_struct *post_holder;
+static bool post_holding, post_released, post_call_done, unregister_returned;
+static int post_call_result;
+static atomic_t held_posts, posts_after_return;
+
+static int hold_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	u64 deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_HOLD_MAX_NS;
+
+	if (current != READ_ONCE(post_holder))
+		return 0;
+	WRITE_ONCE(post_holding, true);
+	while (!READ_ONCE(post_released) && !kprobe_kunit_past(deadline))
+		cpu_relax();
+	return 0;
+}
+
+static void count_held_post(struct kprobe *kp, struct pt_regs *regs,
+			    unsigned long flags)
+{
+	if (current != READ_ONCE(post_holder))
+		return;
+	atomic_inc(&held_posts);
+	if (READ_ONCE(unregister_returned))
+		atomic_inc(&posts_after_return);
+}
+
+static int call_opt_once(void *unused)
+{
+	WRITE_ONCE(post_holder, current);
+	post_call_result = kx86_opt_fn()(3);
+	WRITE_ONCE(post_call_done, true);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* Hold the other CPU's hit while @act runs; whether it was held when @act began. */
+static bool while_post_hit_held(struct kunit *test,
+				void (*act)(struct kunit *test, struct kprobe *kp),
+				struct kprobe *kp)
+{
+	struct task_struct *task;
+	bool held;
+
+	post_holding = false;
+	post_released = false;
+	post_call_done = false;
+	unregister_returned = false;
+	atomic_set(&held_posts, 0);
+	atomic_set(&posts_after_return, 0);
+	task = kprobe_kunit_run_elsewhere(test, call_opt_once, NULL);
+	held = kprobe_kunit_wait_for_flag(&post_holding) &&
+	       !READ_ONCE(post_call_done);
+	act(test, kp);
+	WRITE_ONCE(post_released, true);
+	KUNIT_EXPECT_TRUE(test, kprobe_kunit_wait_for_flag(&post_call_done));
+	kthread_stop(task);
+	put_task_struct(task);
+	WRITE_ONCE(post_holder, NULL);
+	KUNIT_EXPECT_EQ(test, post_call_result, kx86_opt_expected(3));
+	return held;
+}
+
+static void join_with_post(struct kunit *test, struct kprobe *kp)
+{
+	KUNIT_EXPECT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(kp));
+	/* Still held: nothing above waited for the hit. */
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(post_call_done));
+}
+
+/* Let the held hit go once the unregister has begun waiting for it. */
+static int release_soon(void *unused)
+{
+	msleep(50);
+	WRITE_ONCE(post_released, true);
+	return 0;
+}
+
+static void leave_with_post(struct kunit *test, struct kprobe *kp)
+{
+	struct task_struct *releaser = kthread_run(release_soon, NULL, "kx86_release");
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(releaser));
+	unregister_kprobe(kp);
+	WRITE_ONCE(unregister_returned, true);
+}
+
+static void kx86_post_path_keeps_its_chain(struct kunit *test)
+{
+	int (*fn)(int x) = kx86_opt_fn();
+	struct kprobe *holder = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = hold_pre });
+	struct kprobe *with_post = test_probe(test, &(struct kprobe) {});
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_EQ(test, register_kprobe(holder), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(holder));
+
+	*with_post = (struct kprobe) { .addr = holder->addr,
+				       .post_handler = count_held_post };
+	KUNIT_EXPECT_TRUE(test, while_post_hit_held(test, join_with_post,
+						    with_post));
+	KUNIT_EXPECT_EQ(test, atomic_read(&held_posts), 0);
+	KUNIT_EXPECT_TRUE(test, jumped(holder));
+
+	/* Now the held hit has a post phase; its probe leaves meanwhile. */
+	KUNIT_EXPECT_TRUE(test, while_post_hit_held(test, leave_with_post,
+						    with_post));
+	KUNIT_EXPECT_EQ(test, atomic_read(&held_posts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&posts_after_return), 0);
+	KUNIT_EXPECT_TRUE(test, jumped(holder));
 }
 
 /*
@@ -853,6 +1123,8 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_prologue_boosted),
 	KUNIT_CASE(kx86_optimized_probe),
 	KUNIT_CASE(kx86_optimized_redirect),
+	KUNIT_CASE(kx86_optimized_post_handler),
+	KUNIT_CASE(kx86_no_post_path_at_cli),
 	KUNIT_CASE(kx86_optimization_reverts),
 	KUNIT_CASE(kx86_blocked_probe_optimized_later),
 	KUNIT_CASE(kx86_gone_head_bytes_ignored),
@@ -861,6 +1133,7 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_optimization_off_leaves_no_detour),
 	KUNIT_CASE(kx86_gone_head_declines_foreign_int3),
 	KUNIT_CASE(kx86_post_handler_joins_optimized_site),
+	KUNIT_CASE(kx86_post_path_keeps_its_chain),
 	KUNIT_CASE_SLOW(kx86_probe_inside_region_under_hits),
 	{}
 };

@@ -9,10 +9,23 @@
  *	+8	call kprobe_detour_entry
  *	+13	the region's instructions, relocated
  *	...	jmp to the first instruction after the region
+ *	...	the post path: the probed instruction alone, relocated
+ *	...	call kprobe_detour_post_entry
  *
  * kprobe_detour_entry builds a struct pt_regs the way a trap would, runs
  * the handlers and returns to the copy (or to where a pre_handler sent
  * execution).  The call's return address is how it finds the probe.
+ *
+ * A hit with a post phase returns to the post path instead, with
+ * interrupts off, as a single step would run the instruction; after it,
+ * kprobe_detour_post_entry runs the post_handlers on a fresh struct
+ * pt_regs, turns interrupts back on if they were, and returns into the
+ * region's copy right after the instruction (or to where a post_handler
+ * sent execution).  It finds the probe as this CPU's running one.  The
+ * post path is left out, and the core then takes the jump away while a
+ * post_handler is there, when the slot has no room for it or when the
+ * instruction changes IF itself (cli, sti, popf): the post phase must
+ * run with interrupts off, and must hand them back as they were.
  *
  * The region is the probed instruction and as many after it as it takes
  * to cover the jmp.  Everything the core relies on before it asks for the
@@ -72,24 +85,71 @@ asm(".pushsection .text\n"
 NOKPROBE_SYMBOL(kprobe_detour_entry);
 
 /*
- * Run the handlers of an optimized probe.  Returns non-zero when a
- * pre_handler redirected execution to regs->ip.
+ * Entered by the call at the end of a post path, with the same frame as
+ * kprobe_detour_entry; always returns to the frame's ip.
  */
-__visible int kprobe_detour_hit(struct pt_regs *regs)
-{
-	/* Right above the registers: the return address into the detour. */
-	unsigned long *back = (unsigned long *)(regs + 1);
-	struct kprobe *p = *(struct kprobe **)(*back - DETOUR_COPY + DETOUR_OWNER);
-	int redirected = 0;
+asm(".pushsection .text\n"
+	".global kprobe_detour_post_entry\n"
+	".type kprobe_detour_post_entry, @function\n"
+	"kprobe_detour_post_entry:\n"
+	ANNOTATE_NOENDBR
+	UNWIND_HINT_FUNC
+	PT_REGS_FRAME_ENTER_STRING
+	"	movq %rsp, %rdi\n"
+	"	call kprobe_detour_post_hit\n"
+	PT_REGS_FRAME_RETURN_TO_IP_STRING
+	PT_REGS_FRAME_LEAVE_STRING
+	ASM_RET
+	".size kprobe_detour_post_entry, .-kprobe_detour_post_entry\n"
+	".popsection\n");
+NOKPROBE_SYMBOL(kprobe_detour_post_entry);
 
-	/*
-	 * What the registers looked like at the probed instruction; ss and
-	 * cs as whole words, which also clears what FRED keeps above them.
-	 */
+/* What a trap would show: the stack right above the call, kernel segments. */
+static __always_inline void fill_frame(struct pt_regs *regs)
+{
+	unsigned long *back = (unsigned long *)(regs + 1);
+
+	/* ss and cs as whole words, which also clears what FRED keeps above. */
 	regs->ssx = __KERNEL_DS;
 	regs->sp = (unsigned long)(back + 1);
 	regs->csx = __KERNEL_CS;
 	regs->orig_ax = ~0UL;
+}
+
+/**
+ * kprobe_detour_step() - run @p's instruction on its detour's post path
+ * @p: a head whose detour has a post path, its hit's pre phase over
+ * @regs: the hit's registers; execution resumes where they say
+ * @kcb: this CPU's get_kprobe_ctlblk()
+ *
+ * The hit stays this CPU's running one, with interrupts off, until the
+ * post path comes back to kprobe_detour_post_hit().  For detour hits and
+ * for breakpoint hits alike: while the site may have a jump, no hit with a
+ * post phase may resume inside the region.
+ */
+void kprobe_detour_step(struct kprobe *p, struct pt_regs *regs,
+			struct kprobe_ctlblk *kcb)
+{
+	kcb->kprobe_status = KPROBE_HIT_SS;
+	kcb->saved_irq = regs->flags & X86_EFLAGS_IF;
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)p->ainsn.detour + p->ainsn.post_path;
+}
+NOKPROBE_SYMBOL(kprobe_detour_step);
+
+/*
+ * Run the handlers of an optimized probe.  Returns non-zero when the
+ * detour's entry is to return to regs->ip: a pre_handler redirected
+ * execution, or the hit has a post phase.
+ */
+__visible int kprobe_detour_hit(struct pt_regs *regs)
+{
+	/* Right above the registers: the return address into the detour. */
+	unsigned long back = *(unsigned long *)(regs + 1);
+	struct kprobe *p = *(struct kprobe **)(back - DETOUR_COPY + DETOUR_OWNER);
+	int redirected = 0;
+
+	fill_frame(regs);
 	/* As after the int3 the probe would otherwise have hit. */
 	regs->ip = (unsigned long)p->addr + INT3_INSN_SIZE;
 
@@ -97,17 +157,58 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(p);
 	} else if (!kprobe_disabled(p)) {
-		redirected = kprobe_site_hit_begin(p, regs);
-		/*
-		 * The copy of the region runs after this returns: no post
-		 * handler may run (and none is set while the jump is in).
-		 */
-		reset_current_kprobe();
+		switch (kprobe_site_hit_begin(p, regs, p->ainsn.post_path)) {
+		case KPROBE_DETOUR_POST:
+			/* Off before preemption is back on, until the post phase. */
+			local_irq_disable();
+			kprobe_detour_step(p, regs, get_kprobe_ctlblk());
+			redirected = 1;
+			break;
+		case KPROBE_DETOUR_REDIRECTED:
+			redirected = 1;
+			fallthrough;
+		case KPROBE_DETOUR_RESUME:
+			reset_current_kprobe();
+			break;
+		}
 	}
 	preempt_enable_notrace();
 	return redirected;
 }
 NOKPROBE_SYMBOL(kprobe_detour_hit);
+
+/*
+ * The post path ran the probed instruction: finish the hit as the trap
+ * after a single step would, and pick where the entry returns to.
+ */
+__visible void kprobe_detour_post_hit(struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *p = kprobe_running();
+	unsigned long next = (unsigned long)p->addr + p->ainsn.pi.len;
+
+	/*
+	 * Interrupts have been off since the pre phase; a breakpoint hit's
+	 * exception exit did not tell lockdep so.
+	 */
+	trace_hardirqs_off();
+	preempt_disable_notrace();
+	fill_frame(regs);
+	regs->ip = next;
+	/* What the instruction saw or pushed of IF was the post path's. */
+	if (p->ainsn.pushes_flags)
+		*(unsigned long *)regs->sp |= kcb->saved_irq;
+	regs->flags |= kcb->saved_irq;
+	kprobe_hit_end_kcb(p, regs, kcb);
+	/* Unless a post_handler moved it: on with the region's copy. */
+	if (regs->ip == next)
+		regs->ip = (unsigned long)p->ainsn.detour + DETOUR_COPY +
+			   p->ainsn.pi.len;
+	if (regs->flags & X86_EFLAGS_IF)
+		local_irq_enable();
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(kprobe_detour_post_hit);
 
 /* Would control land at @target, which is outside any one function? */
 static bool thunked_indirect(unsigned long target)
@@ -225,6 +326,36 @@ static bool in_rel32_reach(unsigned long from, unsigned long to)
 	return d == (s32)d;
 }
 
+/* May @ai's instruction run on a post path (see the top of the file)? */
+static bool post_path_allowed(const struct arch_specific_insn *ai)
+{
+	return ai->pi.op != X86_PROBE_CLI && ai->pi.op != X86_PROBE_STI &&
+	       !ai->sets_if;
+}
+
+/*
+ * Add the post path after a detour of @len region bytes in @buf, to run
+ * at @slot: the probed instruction (@insn, at @addr) and the call.
+ * Returns its offset, or 0 where there is none.
+ */
+static u8 build_post_path(u8 *buf, unsigned long slot, int len,
+			  const struct arch_specific_insn *ai,
+			  const u8 *insn, unsigned long addr)
+{
+	unsigned long entry = (unsigned long)kprobe_detour_post_entry;
+	int at = DETOUR_SIZE(len), call = at + ai->pi.len;
+
+	OPTIMIZER_HIDE_VAR(entry);
+	if (!post_path_allowed(ai) ||
+	    call + CALL_INSN_SIZE > KPROBE_INSN_SLOT_SIZE ||
+	    !in_rel32_reach(slot + call, entry) ||
+	    x86_probe_relocate(insn, ai->pi.len, addr, slot + at, buf + at))
+		return 0;
+	__text_gen_insn(buf + call, CALL_INSN_OPCODE, (void *)(slot + call),
+			(void *)entry, CALL_INSN_SIZE);
+	return at;
+}
+
 int arch_prepare_optimized_kprobe(struct kprobe *p)
 {
 	struct arch_specific_insn *ai = &p->ainsn;
@@ -275,7 +406,8 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	__text_gen_insn(buf + DETOUR_COPY + len, JMP32_INSN_OPCODE,
 			(void *)(slot + DETOUR_COPY + len), (void *)(addr + len),
 			JMP32_INSN_SIZE);
-	arch_write_insn_slot(detour, buf, DETOUR_SIZE(len));
+	ai->post_path = build_post_path(buf, slot, len, ai, region, addr);
+	arch_write_insn_slot(detour, buf, sizeof(buf));
 
 	ai->detour = detour;
 	ai->region_len = len;
@@ -291,7 +423,13 @@ void arch_remove_optimized_kprobe(struct kprobe *p)
 	if (p->ainsn.detour) {
 		kprobe_free_insn_slot(p->ainsn.detour);
 		p->ainsn.detour = NULL;
+		p->ainsn.post_path = 0;
 	}
+}
+
+bool arch_optimized_kprobe_runs_post(struct kprobe *p)
+{
+	return p->ainsn.detour && p->ainsn.post_path;
 }
 
 bool arch_within_optimized_kprobe(struct kprobe *p, unsigned long addr)
