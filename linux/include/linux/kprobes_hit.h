@@ -6,7 +6,8 @@
  * A port calls these, and nothing else from this file:
  *   kprobe_lookup()              the head at a hit address, or NULL
  *   kprobe_hit_begin()           start a hit, run the pre_handlers
- *   kprobe_site_hit_begin()      the same for a detour
+ *   kprobe_site_hit_begin(), kprobe_site_hit_end()
+ *                                the same for a detour
  *   kprobe_hit_wants_post()      must the port trap after the instruction?
  *   kprobe_hit_end(), kprobe_hit_end_kcb()
  *                                finish a hit, run the post_handlers
@@ -211,9 +212,20 @@ static __always_inline bool __kprobe_walk_pre(struct kprobe_chain *chain,
 	return redirected;
 }
 
-/* The same with @pass_post, out of line: hits rarely need it. */
-bool kprobe_walk_pre_passing_post(struct kprobe_chain *chain,
-				  struct pt_regs *regs);
+/* Call the post_handlers on @chain in order. */
+static __always_inline void __kprobe_walk_post(struct kprobe_chain *chain,
+					       struct pt_regs *regs)
+{
+	struct kprobe **pp, *probe;
+
+	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
+		if (!probe->post_handler)
+			continue;
+		__this_cpu_write(kprobe_in_handler, probe);
+		probe->post_handler(probe, regs, 0);
+	}
+	__this_cpu_write(kprobe_in_handler, NULL);
+}
 
 /**
  * kprobe_run_site_pre_handlers() - kprobe_run_pre_handlers() for a site
@@ -274,7 +286,6 @@ static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
 						     struct pt_regs *regs)
 {
 	struct kprobe_chain *chain;
-	struct kprobe **pp, *probe;
 
 	if (!kprobe_is_site(p)) {
 		/* As in kprobe_run_pre_handlers(): no kprobe_in_handler. */
@@ -282,15 +293,8 @@ static __always_inline void kprobe_run_post_handlers(struct kprobe *p,
 		return;
 	}
 	chain = __this_cpu_read(kprobe_hit_chain);
-	if (!chain)
-		return;
-	for (pp = chain->probes; (probe = READ_ONCE(*pp)); pp++) {
-		if (!probe->post_handler)
-			continue;
-		__this_cpu_write(kprobe_in_handler, probe);
-		probe->post_handler(probe, regs, 0);
-	}
-	__this_cpu_write(kprobe_in_handler, NULL);
+	if (chain)
+		__kprobe_walk_post(chain, regs);
 }
 
 /*
@@ -414,27 +418,30 @@ enum kprobe_detour_next {
 	KPROBE_DETOUR_POST,
 };
 
+/* kprobe_site_hit_begin() for a chain with a post_handler, out of line. */
+enum kprobe_detour_next kprobe_site_hit_post_chain(struct kprobe *p,
+						   struct kprobe_chain *chain,
+						   struct pt_regs *regs);
+
 /**
  * kprobe_site_hit_begin() - kprobe_hit_begin() for a port's detour
  * @p: the site's head the detour names
  * @regs: registers of the hit
- * @post_path: the detour can run the instruction alone and come back for
- *	a post phase (arch_optimized_kprobe_runs_post())
  *
  * The site's pre_handlers are walked inline: the jump-optimized path is
- * the cheapest hit there is, and one more call would show in it.  Only a
- * hit that meets a chain with a post_handler remembers the chain for its
- * post phase.  Without @post_path such a chain was published after the
- * jump this hit came through was taken out (see chain_publish()); its
- * probes with a post_handler joined after the hit began, and it passes
- * them by rather than run their pre_handlers alone.
+ * the cheapest hit there is, and one more call would show in it.  A chain
+ * with a post_handler is rarer and handled out of line: where the detour
+ * has a post path (arch_optimized_kprobe_runs_post()), the hit remembers
+ * the chain and has a post phase.  Where it has none, such a chain was
+ * published after the jump this hit came through was taken out (see
+ * chain_publish()); its probes with a post_handler joined after the hit
+ * began, and it passes them by rather than run their pre_handlers alone.
  *
  * Return: what the port does next; for RESUME and REDIRECTED it ends the
- * hit with reset_current_kprobe().
+ * hit with reset_current_kprobe(), for POST with kprobe_site_hit_end().
  */
 static __always_inline enum kprobe_detour_next
-kprobe_site_hit_begin(struct kprobe *p, struct pt_regs *regs,
-		      const bool post_path)
+kprobe_site_hit_begin(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
 	struct kprobe_chain *chain;
@@ -445,16 +452,24 @@ kprobe_site_hit_begin(struct kprobe *p, struct pt_regs *regs,
 	chain = rcu_dereference_raw(site->chain);
 	if (!chain)
 		return KPROBE_DETOUR_RESUME;
-	if (unlikely(chain->has_post)) {
-		if (!post_path)
-			return kprobe_walk_pre_passing_post(chain, regs) ?
-				KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_RESUME;
-		__this_cpu_write(kprobe_hit_chain, chain);
-		return __kprobe_walk_pre(chain, regs, false) ?
-			KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_POST;
-	}
+	if (unlikely(chain->has_post))
+		return kprobe_site_hit_post_chain(p, chain, regs);
 	return __kprobe_walk_pre(chain, regs, false) ?
 		KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_RESUME;
+}
+
+/**
+ * kprobe_site_hit_end() - the post phase of a detour hit
+ * @regs: registers after the instruction
+ *
+ * For the hit kprobe_site_hit_begin() answered KPROBE_DETOUR_POST: runs
+ * the post_handlers of the chain its pre phase walked and ends it.
+ */
+static __always_inline void kprobe_site_hit_end(struct pt_regs *regs)
+{
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_SSDONE);
+	__kprobe_walk_post(__this_cpu_read(kprobe_hit_chain), regs);
+	reset_current_kprobe();
 }
 
 /**

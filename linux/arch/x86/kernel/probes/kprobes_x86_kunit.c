@@ -361,7 +361,16 @@ static void kx86_optimized_post_handler(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, fn);
 	post_add = 0;
 	post_redirects = false;
+	reset_counts();
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	/*
+	 * Queued, most likely not jumped to yet (the optimizer has not run
+	 * on this CPU): the breakpoint takes the detour's post path.
+	 */
+	KUNIT_EXPECT_EQ(test, fn(5), kx86_opt_expected(5));
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)kp->addr + 2);
+	KUNIT_EXPECT_EQ(test, (int)post_ax, 5);
 	KUNIT_ASSERT_TRUE(test, jumped(kp));
 	KUNIT_ASSERT_TRUE(test, arch_optimized_kprobe_runs_post(get_kprobe(kp->addr)));
 
@@ -660,6 +669,80 @@ static void kx86_interrupt_fault_not_the_probes(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, jumped(kp));
 	kunit_irq_fault_call(test, kp, fn, kx86_opt_expected(3));
 	unregister_kprobe(kp);
+}
+
+/*
+ * The probed instruction faults on the post path.  As for a faulting
+ * single step, the fault is shown at the probed address, the hit is over
+ * (interrupts as the caller had them), and the probe's fault_handler may
+ * fix it: here it makes a division by zero return 42 from the function.
+ * (A divide error, not a page fault: x86's fault code warns when kprobes
+ * claim a page fault, which only exception tables may fix.)  The divl
+ * and the addl after it are the region.
+ */
+asm(".pushsection .text\n"
+	".type kx86_div_asm, @function\n"
+	"kx86_div_asm:\n"
+	ASM_ENDBR
+	"	movl %edi, %eax\n"
+	"	xorl %edx, %edx\n"
+	"	divl %esi\n"
+	"	addl $1, %eax\n"
+	ASM_RET
+	".size kx86_div_asm, .-kx86_div_asm\n"
+	".popsection\n");
+
+static unsigned long fault_ip, fault_flags;
+static bool fault_running;
+static int fault_trapnr;
+
+static int fix_division(struct kprobe *kp, struct pt_regs *regs, int trapnr)
+{
+	fault_trapnr = trapnr;
+	fault_ip = regs->ip;
+	fault_flags = regs->flags;
+	fault_running = kprobe_running();
+	regs->ax = 42;
+	/* The ret after the region. */
+	regs->ip = (unsigned long)kp->addr + 5;
+	return 1;
+}
+
+static void kx86_post_path_fault(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_div_asm" });
+	int (*fn)(int x, int d) = (int (*)(int x, int d))kallsyms_lookup_name("kx86_div_asm");
+	kprobe_opcode_t *divl;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	/* Past an ENDBR on IBT kernels, the movl and the xorl. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	divl = kp->addr + 4;
+	unregister_kprobe(kp);
+	*kp = (struct kprobe) { .addr = divl, .pre_handler = count_pre,
+				.post_handler = count_post,
+				.fault_handler = fix_division };
+	fault_trapnr = -1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_ASSERT_TRUE(test, arch_optimized_kprobe_runs_post(get_kprobe(kp->addr)));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(12, 4), 4);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+
+	KUNIT_EXPECT_EQ(test, fn(12, 0), 42);
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_EQ(test, fault_trapnr, X86_TRAP_DE);
+	KUNIT_EXPECT_EQ(test, fault_ip, (unsigned long)kp->addr);
+	KUNIT_EXPECT_TRUE(test, fault_flags & X86_EFLAGS_IF);
+	KUNIT_EXPECT_FALSE(test, fault_running);
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	/* And the probe goes on as before. */
+	KUNIT_EXPECT_EQ(test, fn(12, 3), 5);
+	KUNIT_EXPECT_EQ(test, posts, 2);
 }
 
 /*
@@ -1130,6 +1213,7 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_gone_head_bytes_ignored),
 	KUNIT_CASE(kx86_fault_handler_sees_page_fault),
 	KUNIT_CASE(kx86_interrupt_fault_not_the_probes),
+	KUNIT_CASE(kx86_post_path_fault),
 	KUNIT_CASE(kx86_optimization_off_leaves_no_detour),
 	KUNIT_CASE(kx86_gone_head_declines_foreign_int3),
 	KUNIT_CASE(kx86_post_handler_joins_optimized_site),

@@ -157,7 +157,7 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(p);
 	} else if (!kprobe_disabled(p)) {
-		switch (kprobe_site_hit_begin(p, regs, p->ainsn.post_path)) {
+		switch (kprobe_site_hit_begin(p, regs)) {
 		case KPROBE_DETOUR_POST:
 			/* Off before preemption is back on, until the post phase. */
 			local_irq_disable();
@@ -183,8 +183,8 @@ NOKPROBE_SYMBOL(kprobe_detour_hit);
  */
 __visible void kprobe_detour_post_hit(struct pt_regs *regs)
 {
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *p = kprobe_running();
+	unsigned long irq = __this_cpu_read(kprobe_ctlblk.saved_irq);
 	unsigned long next = (unsigned long)p->addr + p->ainsn.pi.len;
 
 	/*
@@ -196,10 +196,10 @@ __visible void kprobe_detour_post_hit(struct pt_regs *regs)
 	fill_frame(regs);
 	regs->ip = next;
 	/* What the instruction saw or pushed of IF was the post path's. */
-	if (p->ainsn.pushes_flags)
-		*(unsigned long *)regs->sp |= kcb->saved_irq;
-	regs->flags |= kcb->saved_irq;
-	kprobe_hit_end_kcb(p, regs, kcb);
+	if (unlikely(p->ainsn.pushes_flags))
+		*(unsigned long *)regs->sp |= irq;
+	regs->flags |= irq;
+	kprobe_site_hit_end(regs);
 	/* Unless a post_handler moved it: on with the region's copy. */
 	if (regs->ip == next)
 		regs->ip = (unsigned long)p->ainsn.detour + DETOUR_COPY +
