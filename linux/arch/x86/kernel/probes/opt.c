@@ -161,7 +161,9 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 		case KPROBE_DETOUR_POST:
 			/* Off before preemption is back on, until the post phase. */
 			local_irq_disable();
-			kprobe_detour_step(p, regs, get_kprobe_ctlblk());
+			/* @p itself would be kept across the call above for this. */
+			kprobe_detour_step(kprobe_running(), regs,
+					   get_kprobe_ctlblk());
 			redirected = 1;
 			break;
 		case KPROBE_DETOUR_REDIRECTED:
