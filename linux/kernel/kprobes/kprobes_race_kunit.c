@@ -195,6 +195,17 @@ static void count_late_post(struct kprobe *kp, struct pt_regs *regs,
 		atomic_inc(&late_post);
 }
 
+/*
+ * Let the optimizer be done with the site before a hit is held there: it
+ * may give the site a jump (x86), and writing it waits for every CPU,
+ * with kprobes_mutex held, while a hit held after a breakpoint keeps its
+ * CPU's interrupts off; the act would then wait for the hold to time out.
+ */
+static void settle_before_holding(void)
+{
+	wait_for_kprobe_optimizer();
+}
+
 /* The probes the acts below change while a hit is held. */
 static struct kprobe *act_probes[2];
 
@@ -250,6 +261,7 @@ static void krc_post_only_after_own_pre(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(enabled), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
 	KUNIT_ASSERT_TRUE(test, kprobe_is_site(get_kprobe(first->addr)));
+	settle_before_holding();
 
 	act_probes[0] = enabled;
 	act_probes[1] = added;
@@ -293,6 +305,7 @@ static void post_follows_own_pre(struct kunit *test, kprobe_opcode_t *addr)
 	/* In this order: the held hit has run @leaving's pre_handler. */
 	KUNIT_ASSERT_EQ(test, register_kprobe(leaving), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(first), 0);
+	settle_before_holding();
 
 	act_probes[0] = leaving;
 	KUNIT_EXPECT_TRUE(test, while_hit_held(test, disable_leaving));
