@@ -162,6 +162,7 @@ static inline bool kprobe_detour_runs_post(struct kprobe *head)
 {
 	return arch_optimized_kprobe_runs_post(head);
 }
+
 void kprobe_set_optimization(bool on);
 #else
 static inline void kprobe_opt_block_around(unsigned long addr) {}
@@ -179,6 +180,7 @@ static inline bool kprobe_detour_runs_post(struct kprobe *head)
 {
 	return false;
 }
+
 static inline void kprobe_set_optimization(bool on) {}
 #endif
 
