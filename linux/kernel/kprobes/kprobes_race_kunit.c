@@ -171,13 +171,8 @@ static atomic_t late_pre, late_post;
 
 static int hold_until_released(struct kprobe *kp, struct pt_regs *regs)
 {
-	u64 deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_HOLD_MAX_NS;
-
-	if (current != READ_ONCE(holder))
-		return 0;
-	WRITE_ONCE(holding, true);
-	while (!READ_ONCE(held_released) && !kprobe_kunit_past(deadline))
-		cpu_relax();
+	if (current == READ_ONCE(holder))
+		kprobe_kunit_hold(&holding, &held_released);
 	return 0;
 }
 

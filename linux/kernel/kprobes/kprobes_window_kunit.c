@@ -36,6 +36,15 @@ static void hot_call(struct kprobe_hot_caller *h, int x)
 	atomic_long_inc(&h->calls);
 }
 
+void kprobe_kunit_hold(bool *holding, const bool *released)
+{
+	u64 deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_HOLD_MAX_NS;
+
+	WRITE_ONCE(*holding, true);
+	while (!READ_ONCE(*released) && !kprobe_kunit_past(deadline))
+		cpu_relax();
+}
+
 static void hot_stretch(struct kprobe_hot_caller *h, int *x)
 {
 	u64 deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_HOLD_MAX_NS;

@@ -38,6 +38,11 @@ struct kprobe_hot_caller {
 };
 
 bool kprobe_kunit_past(u64 deadline);
+/*
+ * For a handler holding its hit open: set *@holding, then spin until
+ * *@released is set or KPROBE_KUNIT_HOLD_MAX_NS have passed.
+ */
+void kprobe_kunit_hold(bool *holding, const bool *released);
 /* Wait (sleeping) until *@flag is set; false after REACH_MAX_NS. */
 bool kprobe_kunit_wait_for_flag(bool *flag);
 /* Start @fn(@data) on a CPU other than this one; skips on one CPU. */

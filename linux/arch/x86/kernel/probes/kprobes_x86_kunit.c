@@ -1042,13 +1042,8 @@ static atomic_t held_posts, posts_after_return;
 
 static int hold_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	u64 deadline = ktime_get_mono_fast_ns() + KPROBE_KUNIT_HOLD_MAX_NS;
-
-	if (current != READ_ONCE(post_holder))
-		return 0;
-	WRITE_ONCE(post_holding, true);
-	while (!READ_ONCE(post_released) && !kprobe_kunit_past(deadline))
-		cpu_relax();
+	if (current == READ_ONCE(post_holder))
+		kprobe_kunit_hold(&post_holding, &post_released);
 	return 0;
 }
 
