@@ -560,6 +560,13 @@ static void kpf_held_hit_keeps_post(struct kunit *test)
 		unregister_kprobe(&probe);
 		KUNIT_FAIL_AND_ABORT(test, "keeper: %d", ret);
 	}
+	/*
+	 * Where the site takes a jump (x86 runs post phases from the
+	 * detour), writing it waits for every CPU with kprobes_mutex held;
+	 * a hit held with interrupts off would make the disable below wait
+	 * for the hold to time out.  Let the optimizer finish first.
+	 */
+	wait_for_kprobe_optimizer();
 	WRITE_ONCE(held_task, NULL);
 	held = false;
 	release_held = false;

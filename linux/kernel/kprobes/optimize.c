@@ -25,6 +25,7 @@
 #include <linux/memory.h>
 #include <linux/cpu.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "internal.h"
 
@@ -288,6 +289,7 @@ void wait_for_kprobe_optimizer(void)
 {
 	flush_delayed_work(&optimizer_work);
 }
+EXPORT_SYMBOL_IF_KUNIT(wait_for_kprobe_optimizer);
 
 /* Could the head at @kp be given a detour? */
 static bool may_regain_detour(struct kprobe *kp)
