@@ -84,8 +84,9 @@ struct kprobe_chain {
 struct kprobe_site {
 	struct kprobe kp;
 	/*
-	 * The enabled probes here with a handler, or NULL when there is
-	 * none.  Replaced, never edited: a hit in flight keeps its own.
+	 * The enabled probes here with a handler, never NULL (an empty
+	 * chain when there is none).  Replaced, never edited: a hit in
+	 * flight keeps its own.
 	 */
 	struct kprobe_chain __rcu *chain;
 	/* Users at this address that are neither disabled nor gone. */
@@ -243,7 +244,7 @@ static __always_inline bool kprobe_run_site_pre_handlers(struct kprobe *p,
 	struct kprobe_chain *chain = rcu_dereference_raw(site->chain);
 
 	__this_cpu_write(kprobe_hit_chain, chain);
-	return chain && __kprobe_walk_pre(chain, regs, false);
+	return __kprobe_walk_pre(chain, regs, false);
 }
 
 /* The same, out of line: keeps the lone-probe path of callers short. */
@@ -379,8 +380,9 @@ static __always_inline bool kprobe_hit_wants_post(struct kprobe *p)
 
 	if (!kprobe_is_site(p))
 		return READ_ONCE(p->post_handler);
+	/* Every pre phase on a site noted its chain, never NULL. */
 	chain = __this_cpu_read(kprobe_hit_chain);
-	return chain && chain->has_post;
+	return chain->has_post;
 }
 
 /**
@@ -450,8 +452,6 @@ kprobe_site_hit_begin(struct kprobe *p, struct pt_regs *regs)
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	kprobe_note_hit_context();
 	chain = rcu_dereference_raw(site->chain);
-	if (!chain)
-		return KPROBE_DETOUR_RESUME;
 	if (unlikely(chain->has_post))
 		return kprobe_site_hit_post_chain(p, chain, regs);
 	return __kprobe_walk_pre(chain, regs, false) ?

@@ -20,6 +20,27 @@
 static struct kmem_cache *site_cache;
 
 /*
+ * The chain of every site with nothing to run: a site always has a chain,
+ * so a hit walks it without testing for NULL first.  Never freed.
+ */
+static union {
+	struct kprobe_chain chain;
+	u8 room[struct_size_t(struct kprobe_chain, probes, 1)];
+} nothing_to_run;
+
+static struct kprobe_chain *empty_chain(void)
+{
+	return &nothing_to_run.chain;
+}
+
+/* Free @chain once the hits that may be walking it are over. */
+static void chain_retire(struct kprobe_chain *chain)
+{
+	if (chain != empty_chain())
+		kfree_rcu(chain, rcu);
+}
+
+/*
  * A site's own post_handler while any probe there has one.  Hits never
  * call it (kprobe_hit_end_kcb() walks the chain of a site itself): it
  * marks the site as having a post phase for the optimizer, the debugfs
@@ -63,6 +84,7 @@ struct kprobe_site *kprobe_site_from(struct kprobe *lone)
 	INIT_LIST_HEAD(&kp->list);
 	INIT_HLIST_NODE(&kp->hlist);
 	INIT_LIST_HEAD(&site->opt_node);
+	RCU_INIT_POINTER(site->chain, empty_chain());
 	kp->addr = lone->addr;
 	kp->symbol_name = lone->symbol_name;
 	kp->offset = lone->offset;
@@ -150,7 +172,7 @@ static void chain_publish(struct kprobe_site *site, struct kprobe_chain *new)
 	new->has_post = post;
 	if (!n) {
 		kfree(new);
-		new = NULL;
+		new = empty_chain();
 	}
 	if (post) {
 		if (!kprobe_opt_runs_post(site))
@@ -160,8 +182,7 @@ static void chain_publish(struct kprobe_site *site, struct kprobe_chain *new)
 	rcu_assign_pointer(site->chain, new);
 	if (!post)
 		WRITE_ONCE(site->kp.post_handler, NULL);
-	if (old)
-		kfree_rcu(old, rcu);
+	chain_retire(old);
 }
 
 /*
@@ -226,10 +247,9 @@ void kprobe_site_clear_chain(struct kprobe_site *site)
 {
 	struct kprobe_chain *old = handler_chain(site);
 
-	RCU_INIT_POINTER(site->chain, NULL);
+	RCU_INIT_POINTER(site->chain, empty_chain());
 	WRITE_ONCE(site->kp.post_handler, NULL);
-	if (old)
-		kfree_rcu(old, rcu);
+	chain_retire(old);
 }
 
 /**
@@ -319,9 +339,12 @@ discard:
 /* Free a site that left the table, once no hit can reach it. */
 void kprobe_site_free(struct kprobe_site *site)
 {
-	kprobe_opt_release(site);
 	/* Nobody can reach the chain any more. */
-	kfree(rcu_dereference_protected(site->chain, 1));
+	struct kprobe_chain *chain = rcu_dereference_protected(site->chain, 1);
+
+	kprobe_opt_release(site);
+	if (chain != empty_chain())
+		kfree(chain);
 	kmem_cache_free(site_cache, site);
 }
 

@@ -891,7 +891,8 @@ static void kx86_gone_head_declines_foreign_int3(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, head);
 		/* A gone site offers nothing to run. */
 		if (shared)
-			KUNIT_EXPECT_NULL(test, rcu_access_pointer(to_site(head)->chain));
+			KUNIT_EXPECT_NULL(test,
+					  rcu_dereference_raw(to_site(head)->chain)->probes[0]);
 
 		foreign_int3_at = gone->addr;
 		orig = *(u8 *)gone->addr;
