@@ -66,6 +66,30 @@ static noinline int bench_target(int x)
 
 static int (*volatile bench_call)(int) = bench_target;
 
+#ifdef CONFIG_X86_64
+#include <asm/ibt.h>
+/*
+ * A function that opens with the usual prologue push, for the
+ * post_handler row on such an instruction: written in assembly so both
+ * kernels probe the same bytes.  (x + 7) * 3 + x, through a saved rbx.
+ */
+asm(".pushsection .text\n"
+	".type bench_push_target, @function\n"
+	"bench_push_target:\n"
+	ASM_ENDBR
+	"	pushq %rbx\n"
+	"	movl %edi, %ebx\n"
+	"	addl $7, %ebx\n"
+	"	movl %ebx, %eax\n"
+	"	popq %rbx\n"
+	"	imull $3, %eax, %eax\n"
+	"	addl %edi, %eax\n"
+	ASM_RET
+	".size bench_push_target, .-bench_push_target\n"
+	".popsection\n");
+int bench_push_target(int x);
+#endif
+
 /* --- timing --- */
 
 static u64 time_calls(unsigned long n)
@@ -363,8 +387,8 @@ static void wait_optimized(struct kprobe *kp, int nr)
 	}
 }
 
-/* @nr probes on bench_target + @offset, or an ERR_PTR with none left. */
-static struct kprobe *register_at(unsigned long offset, int nr, bool post)
+/* @nr probes at @addr, or an ERR_PTR with none left. */
+static struct kprobe *register_at(unsigned long addr, int nr, bool post)
 {
 	struct kprobe *kp = kcalloc(nr, sizeof(*kp), GFP_KERNEL);
 	int i, ret;
@@ -372,8 +396,7 @@ static struct kprobe *register_at(unsigned long offset, int nr, bool post)
 	if (!kp)
 		return ERR_PTR(-ENOMEM);
 	for (i = 0; i < nr; i++) {
-		kp[i].addr = (kprobe_opcode_t *)((unsigned long)bench_target +
-						 offset);
+		kp[i].addr = (kprobe_opcode_t *)addr;
 		kp[i].pre_handler = count_pre;
 		if (post)
 			kp[i].post_handler = count_post;
@@ -399,7 +422,8 @@ static void unregister_at(struct kprobe *kp, int nr)
 static int probes_at(const char *metric, unsigned long offset, int nr,
 		     bool post, u64 base)
 {
-	struct kprobe *kp = register_at(offset, nr, post);
+	struct kprobe *kp = register_at((unsigned long)bench_target + offset,
+					nr, post);
 	int ret;
 	u64 cost;
 
@@ -424,6 +448,46 @@ static int probes_at(const char *metric, unsigned long offset, int nr,
 static int body_probes(const char *metric, int nr, bool post, u64 base)
 {
 	return probes_at(metric, body_offset, nr, post, base);
+}
+
+/*
+ * A probe with a post_handler on a prologue's push, the function's first
+ * instruction (past its landing pad), against that function unprobed.
+ */
+static int push_post_probe(void)
+{
+#ifdef CONFIG_X86_64
+	struct kprobe kp = { .symbol_name = "bench_push_target",
+			     .pre_handler = count_pre,
+			     .post_handler = count_post };
+	const char *metric = "kprobe_post_handler_at_push";
+	u64 base, cost;
+	int ret;
+
+	bench_call = bench_push_target;
+	base = cost_per_call();
+	ret = register_kprobe(&kp);
+	if (ret)
+		goto out;
+	wait_optimized(&kp, 1);
+	mechanism(metric, &kp, "");
+	reset_hits();
+	cost = cost_per_call();
+	if (atomic_long_read(&post_hits) != calls_made(1)) {
+		pr_err("%s: post_handler ran %ld times for %ld hits: not reported\n",
+		       metric, atomic_long_read(&post_hits), calls_made(1));
+		ret = -EIO;
+	} else {
+		ret = report_hit_cost(metric, cost, base,
+				      atomic_long_read(&pre_hits), calls_made(1));
+	}
+	unregister_kprobe(&kp);
+out:
+	bench_call = bench_target;
+	return ret;
+#else
+	return 0;
+#endif
 }
 
 static int cmd_body(void)
@@ -482,6 +546,7 @@ static int cmd_hits(void)
 
 	err |= body_probes("kprobe_body", 1, false, base);
 	err |= body_probes("kprobe_body_post_handler", 1, true, base);
+	err |= push_post_probe();
 	err |= body_probes("kprobes_2_at_one_address", 2, false, base);
 	err |= body_probes("kprobes_8_at_one_address", 8, false, base);
 	if (return_offset)
@@ -550,7 +615,8 @@ static int cmd_prof(const char *kind, unsigned long n)
 			return ret;
 	}
 	if (nr) {
-		kp = register_at(offset, nr, post);
+		kp = register_at((unsigned long)bench_target + offset, nr,
+				 post);
 		if (IS_ERR(kp))
 			return PTR_ERR(kp);
 		mechanism(kind, &kp[0], "");

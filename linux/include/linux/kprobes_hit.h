@@ -6,7 +6,8 @@
  * A port calls these, and nothing else from this file:
  *   kprobe_lookup()              the head at a hit address, or NULL
  *   kprobe_hit_begin()           start a hit, run the pre_handlers
- *   kprobe_site_hit_begin(), kprobe_site_hit_end()
+ *   kprobe_site_hit_enter(), kprobe_site_walk_pre(),
+ *   kprobe_site_walk_pre_post(), kprobe_site_hit_end()
  *                                the same for a detour
  *   kprobe_hit_wants_post()      must the port trap after the instruction?
  *   kprobe_hit_end(), kprobe_hit_end_kcb()
@@ -407,7 +408,7 @@ static __always_inline bool kprobe_hit_begin(struct kprobe *p,
 	return kprobe_run_pre_handlers(p, regs);
 }
 
-/* What a detour does once kprobe_site_hit_begin() returns. */
+/* What a detour does once kprobe_site_walk_pre_post() returns. */
 enum kprobe_detour_next {
 	/* Run the copy of the region; the hit is over. */
 	KPROBE_DETOUR_RESUME,
@@ -420,49 +421,76 @@ enum kprobe_detour_next {
 	KPROBE_DETOUR_POST,
 };
 
-/* kprobe_site_hit_begin() for a chain with a post_handler, out of line. */
-enum kprobe_detour_next kprobe_site_hit_post_chain(struct kprobe *p,
-						   struct kprobe_chain *chain,
-						   struct pt_regs *regs);
+/**
+ * kprobe_site_hit_enter() - make @p this CPU's hit, for a port's detour
+ * @p: the site's head the detour names
+ *
+ * Only when kprobe_running() is NULL.  The port then runs the pre phase
+ * on the chain returned: kprobe_site_walk_pre() when it has no
+ * post_handler (the common case, which a port keeps inline: the
+ * jump-optimized path is the cheapest hit there is, and one more call
+ * would show in it), else kprobe_site_walk_pre_post().
+ *
+ * Return: the chain the hit walks, never NULL.
+ */
+static __always_inline struct kprobe_chain *
+kprobe_site_hit_enter(struct kprobe *p)
+{
+	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
+
+	__this_cpu_write(current_kprobe, p);
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
+	kprobe_note_hit_context();
+	return rcu_dereference_raw(site->chain);
+}
 
 /**
- * kprobe_site_hit_begin() - kprobe_hit_begin() for a port's detour
- * @p: the site's head the detour names
+ * kprobe_site_walk_pre() - the pre phase on a chain without post_handler
+ * @chain: from kprobe_site_hit_enter(), chain->has_post clear
  * @regs: registers of the hit
  *
- * The site's pre_handlers are walked inline: the jump-optimized path is
- * the cheapest hit there is, and one more call would show in it.  A chain
- * with a post_handler is rarer and handled out of line: where the detour
- * has a post path (arch_optimized_kprobe_runs_post()), the hit remembers
- * the chain and has a post phase.  Where it has none, such a chain was
- * published after the jump this hit came through was taken out (see
- * chain_publish()); its probes with a post_handler joined after the hit
- * began, and it passes them by rather than run their pre_handlers alone.
+ * Return: true when a pre_handler redirected execution; either way the
+ * port ends the hit with reset_current_kprobe().
+ */
+static __always_inline bool kprobe_site_walk_pre(struct kprobe_chain *chain,
+						 struct pt_regs *regs)
+{
+	return __kprobe_walk_pre(chain, regs, false);
+}
+
+/**
+ * kprobe_site_walk_pre_post() - the pre phase on a chain with post_handler
+ * @chain: from kprobe_site_hit_enter(), chain->has_post set
+ * @regs: registers of the hit
+ * @post_path: the detour can run a post phase
+ *	(arch_optimized_kprobe_runs_post())
+ *
+ * With a post path the hit remembers the chain and has a post phase.
+ * Without one, the chain was published after the jump this hit came
+ * through was taken out (see chain_publish()): its probes with a
+ * post_handler joined after the hit began, and it passes them by rather
+ * than run their pre_handlers alone.
  *
  * Return: what the port does next; for RESUME and REDIRECTED it ends the
  * hit with reset_current_kprobe(), for POST with kprobe_site_hit_end().
  */
 static __always_inline enum kprobe_detour_next
-kprobe_site_hit_begin(struct kprobe *p, struct pt_regs *regs)
+kprobe_site_walk_pre_post(struct kprobe_chain *chain, struct pt_regs *regs,
+			  bool post_path)
 {
-	struct kprobe_site *site = container_of(p, struct kprobe_site, kp);
-	struct kprobe_chain *chain;
-
-	__this_cpu_write(current_kprobe, p);
-	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
-	kprobe_note_hit_context();
-	chain = rcu_dereference_raw(site->chain);
-	if (unlikely(chain->has_post))
-		return kprobe_site_hit_post_chain(p, chain, regs);
+	if (!post_path)
+		return __kprobe_walk_pre(chain, regs, true) ?
+			KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_RESUME;
+	__this_cpu_write(kprobe_hit_chain, chain);
 	return __kprobe_walk_pre(chain, regs, false) ?
-		KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_RESUME;
+		KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_POST;
 }
 
 /**
  * kprobe_site_hit_end() - the post phase of a detour hit
  * @regs: registers after the instruction
  *
- * For the hit kprobe_site_hit_begin() answered KPROBE_DETOUR_POST: runs
+ * For the hit kprobe_site_walk_pre_post() answered KPROBE_DETOUR_POST: runs
  * the post_handlers of the chain its pre phase walked and ends it.
  */
 static __always_inline void kprobe_site_hit_end(struct pt_regs *regs)

@@ -35,15 +35,6 @@ bool kprobe_site_pre_handlers(struct kprobe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kprobe_site_pre_handlers);
 
-enum kprobe_detour_next kprobe_site_hit_post_chain(struct kprobe *p,
-						   struct kprobe_chain *chain,
-						   struct pt_regs *regs)
-{
-	return kprobe_walk_chain_with_post(chain, regs,
-					   kprobe_detour_runs_post(p));
-}
-NOKPROBE_SYMBOL(kprobe_site_hit_post_chain);
-
 int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 			     int trapnr)
 {

@@ -131,22 +131,6 @@ static inline int kprobe_ftrace_disarm(struct kprobe **kps, int n)
 }
 #endif
 
-/*
- * The pre phase of a detour hit that met @chain with a post_handler on
- * it, the detour having a post path or not (see kprobe_site_hit_begin()).
- */
-static __always_inline enum kprobe_detour_next
-kprobe_walk_chain_with_post(struct kprobe_chain *chain, struct pt_regs *regs,
-			    bool post_path)
-{
-	if (!post_path)
-		return __kprobe_walk_pre(chain, regs, true) ?
-			KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_RESUME;
-	__this_cpu_write(kprobe_hit_chain, chain);
-	return __kprobe_walk_pre(chain, regs, false) ?
-		KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_POST;
-}
-
 /* optimize.c (CONFIG_OPTPROBES) */
 #ifdef CONFIG_OPTPROBES
 void kprobe_opt_block_around(unsigned long addr);
@@ -157,12 +141,6 @@ void kprobe_opt_retry_around(unsigned long addr);
 void kprobe_opt_release(struct kprobe_site *site);
 bool kprobe_opt_runs_post(struct kprobe_site *site);
 
-/* Has the detour a hit of @head came through a post path? */
-static inline bool kprobe_detour_runs_post(struct kprobe *head)
-{
-	return arch_optimized_kprobe_runs_post(head);
-}
-
 void kprobe_set_optimization(bool on);
 #else
 static inline void kprobe_opt_block_around(unsigned long addr) {}
@@ -172,11 +150,6 @@ static inline void kprobe_opt_unoptimize(struct kprobe *head) {}
 static inline void kprobe_opt_retry_around(unsigned long addr) {}
 static inline void kprobe_opt_release(struct kprobe_site *site) {}
 static inline bool kprobe_opt_runs_post(struct kprobe_site *site)
-{
-	return false;
-}
-
-static inline bool kprobe_detour_runs_post(struct kprobe *head)
 {
 	return false;
 }

@@ -285,7 +285,7 @@ static enum kprobe_detour_next post_path_hit(struct kprobe *head,
 
 	__this_cpu_write(current_kprobe, head);
 	chain = rcu_dereference_raw(container_of(head, struct kprobe_site, kp)->chain);
-	next = kprobe_walk_chain_with_post(chain, regs, post_path);
+	next = kprobe_site_walk_pre_post(chain, regs, post_path);
 	if (next == KPROBE_DETOUR_POST)
 		kprobe_site_hit_end(regs);
 	else

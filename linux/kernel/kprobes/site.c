@@ -153,7 +153,7 @@ static struct kprobe_chain *chain_alloc(struct kprobe_site *site, gfp_t gfp)
  * out: hits on the old chain may still be stepping, but the optimizer
  * waits for every hit in flight before it writes a jump again.  A hit
  * that came in through the jump before it went out and meets the new
- * chain passes its post_handler probes by (see kprobe_site_hit_begin()).
+ * chain passes its post_handler probes by (see kprobe_site_walk_pre_post()).
  */
 static void chain_publish(struct kprobe_site *site, struct kprobe_chain *new)
 {

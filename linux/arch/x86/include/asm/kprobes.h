@@ -84,6 +84,11 @@ struct arch_specific_insn {
 	 * instruction changes IF (see opt.c).
 	 */
 	u8 post_path;
+	/*
+	 * A detour hit with a post phase carries the instruction out on its
+	 * own pt_regs instead (push, pop, register moves, nops; see opt.c).
+	 */
+	u8 post_in_place:1;
 #endif
 };
 
@@ -106,8 +111,10 @@ int kprobe_int3_handler(struct pt_regs *regs);
 #ifdef CONFIG_OPTPROBES
 /* The detour's shared entry stubs and the handlers they call (opt.c). */
 void kprobe_detour_entry(void);
+void kprobe_detour_sp_entry(void);
 void kprobe_detour_post_entry(void);
-__visible int kprobe_detour_hit(struct pt_regs *regs);
+__visible void kprobe_detour_hit(struct pt_regs *regs);
+__visible void kprobe_detour_sp_hit(struct pt_regs *regs);
 __visible void kprobe_detour_post_hit(struct pt_regs *regs);
 /* Send a hit with a post phase from a breakpoint through @p's detour. */
 void kprobe_detour_step(struct kprobe *p, struct pt_regs *regs,

@@ -57,17 +57,13 @@
  * For an entry stub called on the probed code's stack ([rsp] the return
  * address): a struct pt_regs right below the return address, with ss and
  * sp left for C to fill in and the flags saved before anything can
- * change them.  LEAVE takes it down again; RETURN_TO_IP, between the two,
- * makes the frame's ip the address the stub returns to.
+ * change them.  LEAVE takes it down again; the stub then returns to
+ * whatever the return address is by then.
  */
 #define PT_REGS_FRAME_ENTER_STRING			\
 	"	leaq -16(%rsp), %rsp\n"		\
 	"	pushfq\n"				\
 	SAVE_REGS_STRING
-
-#define PT_REGS_FRAME_RETURN_TO_IP_STRING		\
-	"	movq 16 * 8(%rsp), %rax\n"		\
-	"	movq %rax, 21 * 8(%rsp)\n"
 
 #define PT_REGS_FRAME_LEAVE_STRING			\
 	RESTORE_REGS_STRING				\

@@ -113,17 +113,6 @@ int arch_populate_kprobe_blacklist(void)
 /* --- replaying the probed instruction --- */
 
 /*
- * Kernel memory as a hit sees it, known here at compile time so the
- * emulation below is inlined with no indirect call: the stack directly,
- * an indirect branch's target through the checked read.
- */
-static const struct x86_probe_mem hit_mem = {
-	.read = x86_probe_kernel_read,
-	.read_stack = x86_probe_kernel_stack_read,
-	.write = x86_probe_kernel_stack_write,
-};
-
-/*
  * Carry out an emulated instruction on @regs, through the instruction
  * layer uprobes use as well.  Returns false when it could not (an
  * unreadable indirect target), in which case nothing changed.
@@ -135,7 +124,7 @@ static __always_inline bool emulate(struct kprobe *probe, struct pt_regs *regs)
 	/* Operands are computed with ip at the instruction itself. */
 	regs->ip = at;
 	return __x86_probe_emulate(&probe->ainsn.pi, probe->ainsn.bytes, at,
-				   regs, &hit_mem);
+				   regs, &x86_probe_hit_mem);
 }
 
 /*

@@ -408,6 +408,150 @@ static void kx86_optimized_post_handler(struct kunit *test)
 }
 
 /*
+ * (x + 7) * 3 + x again, through rbx, which it saves and restores: probes
+ * on the push (+0 after the landing pad) and on the pop (+8), each the
+ * first instruction of a region a jump can replace.  A hit with a post
+ * phase carries these out on its own pt_regs.
+ */
+asm(".pushsection .text\n"
+	".type kx86_stack_asm, @function\n"
+	"kx86_stack_asm:\n"
+	ASM_ENDBR
+	"	pushq %rbx\n"
+	"	movl %edi, %ebx\n"
+	"	addl $7, %ebx\n"
+	"	movl %ebx, %eax\n"
+	"	popq %rbx\n"
+	"	imull $3, %eax, %eax\n"
+	"	addl %edi, %eax\n"
+	ASM_RET
+	".size kx86_stack_asm, .-kx86_stack_asm\n"
+	".popsection\n");
+
+#define KX86_STACK_POP	8
+
+/* What the pre and post phase of one hit saw. */
+static struct pt_regs *pre_frame, *post_frame;
+static unsigned long pre_sp, pre_top, post_sp, post_top, post_bx;
+static long post_add_di;
+
+static int stack_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	pre_frame = regs;
+	pre_sp = kernel_stack_pointer(regs);
+	pre_top = *(unsigned long *)pre_sp;
+	return 0;
+}
+
+static void stack_post(struct kprobe *kp, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	posts++;
+	post_frame = regs;
+	post_ip = regs->ip;
+	post_flags = regs->flags;
+	post_sp = kernel_stack_pointer(regs);
+	post_top = *(unsigned long *)post_sp;
+	post_bx = regs->bx;
+	regs->di += post_add_di;
+	if (post_redirects)
+		instruction_pointer_set(regs, (unsigned long)kx86_replacement);
+}
+
+static void kx86_post_in_place(struct kunit *test)
+{
+	struct kprobe *push = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_stack_asm", .pre_handler = stack_pre,
+		.post_handler = stack_post });
+	struct kprobe *pop = test_probe(test, &(struct kprobe) {});
+	int (*fn)(int x) = (int (*)(int x))kallsyms_lookup_name("kx86_stack_asm");
+	unsigned long flags;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	post_add_di = 0;
+	post_redirects = false;
+	KUNIT_ASSERT_EQ(test, register_kprobe(push), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(push));
+	KUNIT_EXPECT_TRUE(test, get_kprobe(push->addr)->ainsn.post_in_place);
+
+	/* The push: sp 8 lower, rbx on top, one frame for both phases. */
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(5), kx86_opt_expected(5));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_PTR_EQ(test, post_frame, pre_frame);
+	KUNIT_EXPECT_EQ(test, post_sp, pre_sp - sizeof(long));
+	KUNIT_EXPECT_EQ(test, post_top, post_bx);
+	KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)push->addr + 1);
+	KUNIT_EXPECT_TRUE(test, post_flags & X86_EFLAGS_IF);
+	/* A post_handler's register change carries on. */
+	post_add_di = 100;
+	KUNIT_EXPECT_EQ(test, fn(1), (1 + 100 + 7) * 3 + 1 + 100);
+	post_add_di = 0;
+	/* With interrupts off: kept off. */
+	local_irq_save(flags);
+	ret = fn(2);
+	KUNIT_EXPECT_TRUE(test, irqs_disabled());
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ret, kx86_opt_expected(2));
+	KUNIT_EXPECT_FALSE(test, post_flags & X86_EFLAGS_IF);
+	KUNIT_EXPECT_EQ(test, posts, 3);
+	unregister_kprobe(push);
+
+	/* The pop: sp 8 higher, rbx what was on top. */
+	*pop = (struct kprobe) { .symbol_name = "kx86_stack_asm",
+				 .offset = KX86_STACK_POP, .pre_handler = stack_pre,
+				 .post_handler = stack_post };
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT))
+		pop->offset += ENDBR_INSN_SIZE;
+	KUNIT_ASSERT_EQ(test, register_kprobe(pop), 0);
+	KUNIT_ASSERT_EQ(test, get_kprobe(pop->addr)->ainsn.pi.op, X86_PROBE_POP);
+	KUNIT_ASSERT_TRUE(test, jumped(pop));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(6), kx86_opt_expected(6));
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_PTR_EQ(test, post_frame, pre_frame);
+	KUNIT_EXPECT_EQ(test, post_sp, pre_sp + sizeof(long));
+	KUNIT_EXPECT_EQ(test, post_bx, pre_top);
+	KUNIT_EXPECT_EQ(test, post_ip, (unsigned long)pop->addr + 1);
+	/* Back at the caller's stack: a changed ip may leave the function. */
+	post_redirects = true;
+	KUNIT_EXPECT_EQ(test, fn(9), kx86_replacement(9));
+	post_redirects = false;
+	KUNIT_EXPECT_EQ(test, posts, 2);
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(pop));
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	unregister_kprobe(pop);
+	KUNIT_EXPECT_EQ(test, fn(9), kx86_opt_expected(9));
+}
+
+/* The push's detour without a post phase: resumed, and redirected. */
+static void kx86_push_site_without_post(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_stack_asm", .pre_handler = count_pre });
+	struct kprobe *redirect = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_stack_asm", .pre_handler = redirect_pre });
+	int (*fn)(int x) = (int (*)(int x))kallsyms_lookup_name("kx86_stack_asm");
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	reset_counts();
+	KUNIT_EXPECT_EQ(test, fn(3), kx86_opt_expected(3));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(redirect), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_EQ(test, fn(4), kx86_replacement(4));
+	KUNIT_EXPECT_EQ(test, hits, 2);
+	unregister_kprobe(redirect);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_EQ(test, fn(4), kx86_opt_expected(4));
+}
+
+/*
  * A detour has no post path where the probed instruction changes IF: the
  * post phase must run with interrupts off and give them back as they
  * were.  Here the jump goes while a post_handler is there, and the
@@ -1239,6 +1383,8 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_optimized_redirect),
 	KUNIT_CASE(kx86_optimized_post_handler),
 	KUNIT_CASE(kx86_no_post_path_at_cli),
+	KUNIT_CASE(kx86_post_in_place),
+	KUNIT_CASE(kx86_push_site_without_post),
 	KUNIT_CASE(kx86_optimization_reverts),
 	KUNIT_CASE(kx86_blocked_probe_optimized_later),
 	KUNIT_CASE(kx86_gone_head_bytes_ignored),

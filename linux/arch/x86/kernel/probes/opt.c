@@ -16,7 +16,12 @@
  * the handlers and returns to the copy (or to where a pre_handler sent
  * execution).  The call's return address is how it finds the probe.
  *
- * A hit with a post phase returns to the post path instead, with
+ * A hit with a post phase, on an instruction the decoder carries out on
+ * pt_regs (push, pop, register moves, nops: prologues), does so on the
+ * pre phase's frame and runs the post phase right away, with interrupts
+ * off; a push or pop moves sp, so such a probe's call goes to a twin of
+ * the entry that leaves through the sp the handler puts in the frame.
+ * Any other hit with a post phase returns to the post path instead, with
  * interrupts off, as a single step would run the instruction; after it,
  * kprobe_detour_post_entry runs the post_handlers on a fresh struct
  * pt_regs, turns interrupts back on if they were, and returns into the
@@ -49,6 +54,7 @@
 #include <asm/text-patching.h>
 
 #include "decode.h"
+#include "simulate.h"
 #include "common.h"
 
 #define DETOUR_OWNER	0
@@ -60,54 +66,60 @@
 #define DETOUR_SIZE(len)	(DETOUR_COPY + (len) + JMP32_INSN_SIZE)
 
 /*
- * Entered by the call in a detour, on the probed code's stack ([rsp] the
- * return address into the detour), with the pt_regs frame of common.h
- * (ss and sp filled in by kprobe_detour_hit()).
+ * The detour's two entry stubs, entered by its calls on the probed code's
+ * stack ([rsp] the return address into the detour): each builds the
+ * pt_regs frame of common.h (ss and sp left to C) and calls its handler,
+ * which rewrites the return address when the detour is not to go on
+ * where the call came from.  No return value to test: a hit that simply
+ * resumes pays for nothing it does not use.
  */
-asm(".pushsection .text\n"
-	".global kprobe_detour_entry\n"
-	".type kprobe_detour_entry, @function\n"
-	"kprobe_detour_entry:\n"
-	ANNOTATE_NOENDBR
-	UNWIND_HINT_FUNC
-	PT_REGS_FRAME_ENTER_STRING
-	"	movq %rsp, %rdi\n"
-	"	call kprobe_detour_hit\n"
-	"	testl %eax, %eax\n"
-	"	jz 1f\n"
-	/* A pre_handler moved ip: return there instead of to the copy. */
-	PT_REGS_FRAME_RETURN_TO_IP_STRING
-	"1:\n"
-	PT_REGS_FRAME_LEAVE_STRING
-	ASM_RET
-	".size kprobe_detour_entry, .-kprobe_detour_entry\n"
-	".popsection\n");
-NOKPROBE_SYMBOL(kprobe_detour_entry);
+#define DETOUR_ENTRY_STUB(name, handler, leave)			\
+	asm(".pushsection .text\n"				\
+	    ".global " #name "\n"				\
+	    ".type " #name ", @function\n"			\
+	    #name ":\n"						\
+	    ANNOTATE_NOENDBR					\
+	    UNWIND_HINT_FUNC					\
+	    PT_REGS_FRAME_ENTER_STRING				\
+	    "	movq %rsp, %rdi\n"				\
+	    "	call " #handler "\n"				\
+	    leave						\
+	    ASM_RET						\
+	    ".size " #name ", .-" #name "\n"			\
+	    ".popsection\n");					\
+	NOKPROBE_SYMBOL(name)
 
 /*
- * Entered by the call at the end of a post path, with the same frame as
- * kprobe_detour_entry; always returns to the frame's ip.
+ * Leave with sp loaded from the frame's sp slot, where the handler put the
+ * address of the word to return to: for the instructions a hit carries
+ * out on the frame itself (post_in_place()), which may move sp.
  */
-asm(".pushsection .text\n"
-	".global kprobe_detour_post_entry\n"
-	".type kprobe_detour_post_entry, @function\n"
-	"kprobe_detour_post_entry:\n"
-	ANNOTATE_NOENDBR
+#define LEAVE_TO_SP_SLOT_STRING					\
+	RESTORE_REGS_STRING					\
+	"	popfq\n"						\
+	"	popq %rsp\n"						\
 	UNWIND_HINT_FUNC
-	PT_REGS_FRAME_ENTER_STRING
-	"	movq %rsp, %rdi\n"
-	"	call kprobe_detour_post_hit\n"
-	PT_REGS_FRAME_RETURN_TO_IP_STRING
-	PT_REGS_FRAME_LEAVE_STRING
-	ASM_RET
-	".size kprobe_detour_post_entry, .-kprobe_detour_post_entry\n"
-	".popsection\n");
-NOKPROBE_SYMBOL(kprobe_detour_post_entry);
+
+/* The call right before the region's copy: the pre phase. */
+DETOUR_ENTRY_STUB(kprobe_detour_entry, kprobe_detour_hit,
+		  PT_REGS_FRAME_LEAVE_STRING);
+/* The same for a probe on a push or pop. */
+DETOUR_ENTRY_STUB(kprobe_detour_sp_entry, kprobe_detour_sp_hit,
+		  LEAVE_TO_SP_SLOT_STRING);
+/* The call after the post path's instruction: the post phase. */
+DETOUR_ENTRY_STUB(kprobe_detour_post_entry, kprobe_detour_post_hit,
+		  PT_REGS_FRAME_LEAVE_STRING);
+
+/* The return address into the detour, right above the registers. */
+static __always_inline unsigned long *detour_return(struct pt_regs *regs)
+{
+	return (unsigned long *)(regs + 1);
+}
 
 /* What a trap would show: the stack right above the call, kernel segments. */
 static __always_inline void fill_frame(struct pt_regs *regs)
 {
-	unsigned long *back = (unsigned long *)(regs + 1);
+	unsigned long *back = detour_return(regs);
 
 	/* ss and cs as whole words, which also clears what FRED keeps above. */
 	regs->ssx = __KERNEL_DS;
@@ -138,16 +150,92 @@ void kprobe_detour_step(struct kprobe *p, struct pt_regs *regs,
 NOKPROBE_SYMBOL(kprobe_detour_step);
 
 /*
- * Run the handlers of an optimized probe.  Returns non-zero when the
- * detour's entry is to return to regs->ip: a pre_handler redirected
- * execution, or the hit has a post phase.
+ * The hit has a post phase, interrupts are off, and @p's instruction is
+ * one the decoder carries out on pt_regs (post_in_place()): do so on the
+ * pre phase's own frame and run the post phase at once, one frame instead
+ * of two.  Returns the sp to resume with; the address to resume at is
+ * stored in the word right below it.
  */
-__visible int kprobe_detour_hit(struct pt_regs *regs)
+static __always_inline unsigned long
+detour_post_in_place(struct kprobe *p, struct pt_regs *regs)
 {
-	/* Right above the registers: the return address into the detour. */
-	unsigned long back = *(unsigned long *)(regs + 1);
+	const struct x86_probe_insn *pi = &p->ainsn.pi;
+	unsigned long next = (unsigned long)p->addr + pi->len, sp, to;
+
+	/*
+	 * From the stack the probed code had: the stub's exits honour the
+	 * instruction's move of sp, not a handler's.
+	 */
+	regs->sp = (unsigned long)(detour_return(regs) + 1);
+	/* The kernel stack is there: these cannot fail. */
+	if (pi->op == X86_PROBE_PUSH)
+		x86_probe_push(regs, &x86_probe_hit_mem,
+			       *x86_probe_reg(regs, pi->cond));
+	else if (pi->op == X86_PROBE_POP)
+		x86_probe_pop(regs, &x86_probe_hit_mem, pi->cond);
+	else if (pi->op == X86_PROBE_MOV)
+		x86_probe_mov(regs, pi);
+	regs->ip = next;
+	sp = regs->sp;
+	kprobe_site_hit_end(regs);
+	/* Unless a post_handler moved ip: on with the region's copy. */
+	to = regs->ip;
+	if (to == next)
+		to = (unsigned long)p->ainsn.detour + DETOUR_COPY + pi->len;
+	/* A push put its word where the return address was: one lower. */
+	((unsigned long *)sp)[-1] = to;
+	if (regs->flags & X86_EFLAGS_IF)
+		local_irq_enable();
+	return sp;
+}
+
+/*
+ * The rest of a detour hit whose chain has a post_handler, out of line so
+ * the common hit keeps its registers few; from kprobe_site_hit_enter() on
+ * to preemption back on.  Leaves the resume address right below the sp
+ * it puts in the frame's sp slot, which only the sp stub reads.
+ */
+static noinline void detour_hit_post_chain(struct kprobe *p,
+					   struct kprobe_chain *chain,
+					   struct pt_regs *regs)
+{
+	unsigned long sp = (unsigned long)(detour_return(regs) + 1);
+
+	switch (kprobe_site_walk_pre_post(chain, regs, p->ainsn.post_path)) {
+	case KPROBE_DETOUR_POST:
+		/* Off before preemption is back on, until the post phase. */
+		local_irq_disable();
+		if (p->ainsn.post_in_place) {
+			sp = detour_post_in_place(p, regs);
+			break;
+		}
+		kprobe_detour_step(p, regs, get_kprobe_ctlblk());
+		*detour_return(regs) = regs->ip;
+		break;
+	case KPROBE_DETOUR_REDIRECTED:
+		*detour_return(regs) = regs->ip;
+		fallthrough;
+	case KPROBE_DETOUR_RESUME:
+		reset_current_kprobe();
+		break;
+	}
+	preempt_enable_notrace();
+	regs->sp = sp - sizeof(long);
+}
+NOKPROBE_SYMBOL(detour_hit_post_chain);
+
+/*
+ * Run the handlers of an optimized probe.  The detour goes on with the
+ * region's copy, unless a pre_handler redirected execution or the hit has
+ * a post phase: then the return address is rewritten.  @sp_exit: the
+ * stub leaves through the frame's sp slot (LEAVE_TO_SP_SLOT_STRING).
+ */
+static __always_inline void detour_hit(struct pt_regs *regs,
+				       const bool sp_exit)
+{
+	unsigned long back = *detour_return(regs);
 	struct kprobe *p = *(struct kprobe **)(back - DETOUR_COPY + DETOUR_OWNER);
-	int redirected = 0;
+	struct kprobe_chain *chain;
 
 	fill_frame(regs);
 	/* As after the int3 the probe would otherwise have hit. */
@@ -157,27 +245,31 @@ __visible int kprobe_detour_hit(struct pt_regs *regs)
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(p);
 	} else if (!kprobe_disabled(p)) {
-		switch (kprobe_site_hit_begin(p, regs)) {
-		case KPROBE_DETOUR_POST:
-			/* Off before preemption is back on, until the post phase. */
-			local_irq_disable();
-			/* @p itself would be kept across the call above for this. */
-			kprobe_detour_step(kprobe_running(), regs,
-					   get_kprobe_ctlblk());
-			redirected = 1;
-			break;
-		case KPROBE_DETOUR_REDIRECTED:
-			redirected = 1;
-			fallthrough;
-		case KPROBE_DETOUR_RESUME:
-			reset_current_kprobe();
-			break;
+		chain = kprobe_site_hit_enter(p);
+		if (unlikely(chain->has_post)) {
+			detour_hit_post_chain(p, chain, regs);
+			return;
 		}
+		if (kprobe_site_walk_pre(chain, regs))
+			*detour_return(regs) = regs->ip;
+		reset_current_kprobe();
 	}
 	preempt_enable_notrace();
-	return redirected;
+	if (sp_exit)
+		regs->sp = (unsigned long)detour_return(regs);
+}
+
+__visible void kprobe_detour_hit(struct pt_regs *regs)
+{
+	detour_hit(regs, false);
 }
 NOKPROBE_SYMBOL(kprobe_detour_hit);
+
+__visible void kprobe_detour_sp_hit(struct pt_regs *regs)
+{
+	detour_hit(regs, true);
+}
+NOKPROBE_SYMBOL(kprobe_detour_sp_hit);
 
 /*
  * The post path ran the probed instruction: finish the hit as the trap
@@ -203,9 +295,9 @@ __visible void kprobe_detour_post_hit(struct pt_regs *regs)
 	regs->flags |= irq;
 	kprobe_site_hit_end(regs);
 	/* Unless a post_handler moved it: on with the region's copy. */
-	if (regs->ip == next)
-		regs->ip = (unsigned long)p->ainsn.detour + DETOUR_COPY +
-			   p->ainsn.pi.len;
+	*detour_return(regs) = regs->ip != next ? regs->ip :
+			       (unsigned long)p->ainsn.detour + DETOUR_COPY +
+			       p->ainsn.pi.len;
 	if (regs->flags & X86_EFLAGS_IF)
 		local_irq_enable();
 	preempt_enable_notrace();
@@ -328,6 +420,25 @@ static bool in_rel32_reach(unsigned long from, unsigned long to)
 	return d == (s32)d;
 }
 
+/*
+ * Does a detour hit with a post phase carry @pi out on its own pt_regs
+ * rather than run it on the post path?  For what the decoder emulates
+ * with sp moved by a fixed amount or not at all.
+ */
+static bool post_in_place(const struct x86_probe_insn *pi)
+{
+	switch (pi->op) {
+	case X86_PROBE_NOP:
+	case X86_PROBE_PUSH:
+		return true;
+	case X86_PROBE_POP:
+		return pi->cond != X86_PROBE_SP;
+	case X86_PROBE_MOV:
+		return (pi->cond & 15) != X86_PROBE_SP;
+	}
+	return false;
+}
+
 /* May @ai's instruction run on a post path (see the top of the file)? */
 static bool post_path_allowed(const struct arch_specific_insn *ai)
 {
@@ -364,7 +475,11 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	unsigned long addr = (unsigned long)p->addr, slot;
 	u8 region[KPROBE_JUMP_REGION_MAX + MAX_INSN_SIZE];
 	u8 buf[KPROBE_INSN_SLOT_SIZE];
-	unsigned long entry = (unsigned long)kprobe_detour_entry;
+	bool in_place = post_path_allowed(ai) && post_in_place(&ai->pi);
+	bool sp_exit = in_place && (ai->pi.op == X86_PROBE_PUSH ||
+				    ai->pi.op == X86_PROBE_POP);
+	unsigned long entry = sp_exit ? (unsigned long)kprobe_detour_sp_entry :
+					(unsigned long)kprobe_detour_entry;
 	kprobe_opcode_t *detour;
 	int len, ret;
 
@@ -409,6 +524,12 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 			(void *)(slot + DETOUR_COPY + len), (void *)(addr + len),
 			JMP32_INSN_SIZE);
 	ai->post_path = build_post_path(buf, slot, len, ai, region, addr);
+	/* Breakpoint hits with a post phase still need the post path. */
+	if (!ai->post_path && sp_exit) {
+		ret = -ENOSPC;
+		goto fail;
+	}
+	ai->post_in_place = in_place && ai->post_path;
 	arch_write_insn_slot(detour, buf, sizeof(buf));
 
 	ai->detour = detour;
@@ -426,6 +547,7 @@ void arch_remove_optimized_kprobe(struct kprobe *p)
 		kprobe_free_insn_slot(p->ainsn.detour);
 		p->ainsn.detour = NULL;
 		p->ainsn.post_path = 0;
+		p->ainsn.post_in_place = 0;
 	}
 }
 

@@ -37,6 +37,17 @@ static __always_inline bool x86_probe_kernel_stack_write(unsigned long addr,
 	return true;
 }
 
+/*
+ * Kernel memory as a kprobe hit sees it, known at compile time so that an
+ * inlined emulation makes no indirect call: the stack directly, an
+ * indirect branch's target through the checked read.
+ */
+static const struct x86_probe_mem x86_probe_hit_mem = {
+	.read = x86_probe_kernel_read,
+	.read_stack = x86_probe_kernel_stack_read,
+	.write = x86_probe_kernel_stack_write,
+};
+
 /**
  * x86_probe_reg() - a general register in @regs by its encoding number
  * @regs: the registers
@@ -90,6 +101,32 @@ static __always_inline bool x86_probe_push(struct pt_regs *regs,
 	return true;
 }
 
+/* pop into the register numbered @nr. */
+static __always_inline bool x86_probe_pop(struct pt_regs *regs,
+					  const struct x86_probe_mem *mem,
+					  unsigned int nr)
+{
+	unsigned long val;
+
+	if (!mem->read_stack(&val, regs->sp))
+		return false;
+	/* sp first: pop %rsp loads the popped value. */
+	regs->sp += sizeof(long);
+	*x86_probe_reg(regs, nr) = val;
+	return true;
+}
+
+/* X86_PROBE_MOV: a register to a register, 64 or 32 bits. */
+static __always_inline void x86_probe_mov(struct pt_regs *regs,
+					  const struct x86_probe_insn *pi)
+{
+	unsigned long val = *x86_probe_reg(regs, pi->cond >> 4);
+
+	if (pi->asize == 4)
+		val = (u32)val;
+	*x86_probe_reg(regs, pi->cond) = val;
+}
+
 /* x86_probe_emulate(), for callers that inline it. */
 static __always_inline bool __x86_probe_emulate(const struct x86_probe_insn *pi,
 						const u8 *bytes,
@@ -137,17 +174,11 @@ static __always_inline bool __x86_probe_emulate(const struct x86_probe_insn *pi,
 			return false;
 		break;
 	case X86_PROBE_POP:
-		if (!mem->read_stack(&val, regs->sp))
+		if (!x86_probe_pop(regs, mem, pi->cond))
 			return false;
-		/* sp first: pop %rsp loads the popped value. */
-		regs->sp += sizeof(long);
-		*x86_probe_reg(regs, pi->cond) = val;
 		break;
 	case X86_PROBE_MOV:
-		val = *x86_probe_reg(regs, pi->cond >> 4);
-		if (pi->asize == 4)
-			val = (u32)val;
-		*x86_probe_reg(regs, pi->cond) = val;
+		x86_probe_mov(regs, pi);
 		break;
 	case X86_PROBE_CLI:
 		regs->flags &= ~X86_EFLAGS_IF;
