@@ -215,32 +215,24 @@ static int reenter(struct kprobe *probe, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(reenter);
 
-/**
- * kprobe_int3_handler() - an int3 in kernel mode: is it ours?
- * @regs: registers, with ip just past the int3
- *
- * Called by do_int3() with interrupts off.
- *
- * Return: 1 when the trap was a probe hit or the end of an out-of-line
- * step, 0 otherwise.
+/*
+ * Every breakpoint but the commonest hit (see kprobe_int3_handler()):
+ * @probe is the head at @addr when no probe is running on this CPU, else
+ * not looked up yet.
  */
-int kprobe_int3_handler(struct pt_regs *regs)
+static noinline int int3_hit(struct pt_regs *regs, kprobe_opcode_t *addr,
+			     struct kprobe *probe)
 {
-	kprobe_opcode_t *addr;
-	struct kprobe_ctlblk *kcb;
-	struct kprobe *probe, *cur;
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
 
-	if (user_mode(regs))
-		return 0;
-	kprobe_count_trap();
-	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
-	kcb = get_kprobe_ctlblk();
-	cur = kprobe_running();
-	if (cur && (kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) &&
-	    cur->ainsn.insn && addr == cur->ainsn.insn + cur->ainsn.pi.len)
-		return step_done(cur, regs, kcb);
-
-	probe = kprobe_lookup(addr);
+	if (cur) {
+		if ((kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) &&
+		    cur->ainsn.insn &&
+		    addr == cur->ainsn.insn + cur->ainsn.pi.len)
+			return step_done(cur, regs, kcb);
+		probe = kprobe_lookup(addr);
+	}
 	/*
 	 * A [GONE] head had its int3 taken out with its text: an int3 there
 	 * now was planted by someone else (kgdb, or it is in new code loaded
@@ -268,6 +260,52 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	/* replay() points ip wherever the instruction is to run or resume. */
 	replay(probe, regs, kcb, false);
 	return 1;
+}
+NOKPROBE_SYMBOL(int3_hit);
+
+/*
+ * Is a hit on @probe the commonest one: a lone probe, not gone, whose
+ * instruction goes on from its boosted copy with no post phase?  A lone
+ * probe's post_handler is the caller's and does not change while it is
+ * registered.
+ */
+static __always_inline bool boosted_alone(struct kprobe *probe)
+{
+	return !(READ_ONCE(probe->flags) & (KPROBE_FLAG_SITE | KPROBE_FLAG_GONE)) &&
+	       probe->ainsn.boost && !probe->post_handler;
+}
+
+/**
+ * kprobe_int3_handler() - an int3 in kernel mode: is it ours?
+ * @regs: registers, with ip just past the int3
+ *
+ * Called by do_int3() with interrupts off.  The commonest hit (see
+ * boosted_alone()) is handled here with few registers to save; the rest
+ * in int3_hit().
+ *
+ * Return: 1 when the trap was a probe hit or the end of an out-of-line
+ * step, 0 otherwise.
+ */
+int kprobe_int3_handler(struct pt_regs *regs)
+{
+	kprobe_opcode_t *addr;
+	struct kprobe *probe = NULL;
+
+	if (user_mode(regs))
+		return 0;
+	kprobe_count_trap();
+	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
+	if (likely(!kprobe_running())) {
+		probe = kprobe_lookup(addr);
+		if (probe && boosted_alone(probe)) {
+			/* As replay() would, without the cases it tells apart. */
+			if (!kprobe_hit_begin(probe, regs))
+				regs->ip = (unsigned long)probe->ainsn.boost;
+			reset_current_kprobe();
+			return 1;
+		}
+	}
+	return int3_hit(regs, addr, probe);
 }
 NOKPROBE_SYMBOL(kprobe_int3_handler);
 
