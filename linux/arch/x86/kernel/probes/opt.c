@@ -86,8 +86,7 @@
 	    leave						\
 	    ASM_RET						\
 	    ".size " #name ", .-" #name "\n"			\
-	    ".popsection\n");					\
-	NOKPROBE_SYMBOL(name)
+	    ".popsection\n")
 
 /*
  * Leave with sp loaded from the frame's sp slot, where the handler put the
@@ -103,12 +102,15 @@
 /* The call right before the region's copy: the pre phase. */
 DETOUR_ENTRY_STUB(kprobe_detour_entry, kprobe_detour_hit,
 		  PT_REGS_FRAME_LEAVE_STRING);
+NOKPROBE_SYMBOL(kprobe_detour_entry);
 /* The same for a probe on a push or pop. */
 DETOUR_ENTRY_STUB(kprobe_detour_sp_entry, kprobe_detour_sp_hit,
 		  LEAVE_TO_SP_SLOT_STRING);
+NOKPROBE_SYMBOL(kprobe_detour_sp_entry);
 /* The call after the post path's instruction: the post phase. */
 DETOUR_ENTRY_STUB(kprobe_detour_post_entry, kprobe_detour_post_hit,
 		  PT_REGS_FRAME_LEAVE_STRING);
+NOKPROBE_SYMBOL(kprobe_detour_post_entry);
 
 /* The return address into the detour, right above the registers. */
 static __always_inline unsigned long *detour_return(struct pt_regs *regs)
