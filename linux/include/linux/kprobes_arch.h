@@ -207,7 +207,8 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
  *    that sees it set may step the instruction and resume after it.  A
  *    detour that can (arch_optimized_kprobe_runs_post()) keeps its jump
  *    when post_handlers come; every hit with a post phase, breakpoint
- *    hits included, must then run the instruction from the detour while
+ *    hits included, must then run the instruction from the detour (or
+ *    carry it out on pt_regs) and go on in the detour while
  *    KPROBE_FLAG_DETOUR is set.
  */
 
@@ -219,8 +220,9 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
 int arch_prepare_optimized_kprobe(struct kprobe *p);
 /*
  * True when @p's prepared detour can also give a hit its post phase: run
- * the probed instruction alone, with interrupts off, then the
- * post_handlers, then the rest of the region.
+ * the probed instruction alone (or carry it out on pt_regs), with
+ * interrupts off, then the post_handlers, then the rest of the region.
+ * A detour hit passes the answer to kprobe_site_walk_pre_post().
  */
 bool arch_optimized_kprobe_runs_post(struct kprobe *p);
 /* Free the detour (no CPU may still run in it). */

@@ -6,7 +6,7 @@
  * instruction slot:
  *
  *	+0	the site's struct kprobe *
- *	+8	call kprobe_detour_entry
+ *	+8	call kprobe_detour_entry (kprobe_detour_sp_entry: push, pop)
  *	+13	the region's instructions, relocated
  *	...	jmp to the first instruction after the region
  *	...	the post path: the probed instruction alone, relocated
@@ -66,7 +66,7 @@
 #define DETOUR_SIZE(len)	(DETOUR_COPY + (len) + JMP32_INSN_SIZE)
 
 /*
- * The detour's two entry stubs, entered by its calls on the probed code's
+ * The detour's entry stubs, entered by its calls on the probed code's
  * stack ([rsp] the return address into the detour): each builds the
  * pt_regs frame of common.h (ss and sp left to C) and calls its handler,
  * which rewrites the return address when the detour is not to go on
