@@ -155,9 +155,10 @@ static struct arm64_probe_verdict classify_branch_system(u32 insn,
 		return ACCEPT(ARM64_PROBE_CBZ);
 	if (aarch64_insn_is_tbz(insn) || aarch64_insn_is_tbnz(insn))
 		return ACCEPT(ARM64_PROBE_TBZ);
-	if (aarch64_insn_is_br(insn) || aarch64_insn_is_blr(insn) ||
-	    aarch64_insn_is_ret(insn))
+	if (aarch64_insn_is_br(insn) || aarch64_insn_is_blr(insn))
 		return ACCEPT(ARM64_PROBE_BR_REG);
+	if (aarch64_insn_is_ret(insn))
+		return ACCEPT(ARM64_PROBE_RET);
 	if (aarch64_insn_is_ret_auth(insn))
 		return pol->kernel ? ACCEPT(ARM64_PROBE_RET_AUTH) :
 				     REFUSE("retaa/retab with user keys");

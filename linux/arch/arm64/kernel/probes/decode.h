@@ -21,7 +21,8 @@ enum arm64_probe_class {
 	ARM64_PROBE_CBZ,	/* cbz, cbnz */
 	ARM64_PROBE_TBZ,	/* tbz, tbnz */
 	ARM64_PROBE_ADR,	/* adr, adrp */
-	ARM64_PROBE_BR_REG,	/* br, blr, ret */
+	ARM64_PROBE_BR_REG,	/* br, blr */
+	ARM64_PROBE_RET,	/* ret: the commonest, its own simulator */
 	ARM64_PROBE_RET_AUTH,	/* retaa, retab */
 	ARM64_PROBE_LDR_LIT,	/* ldr w/x, ldrsw (literal) */
 	ARM64_PROBE_LDR_LIT_FP,	/* ldr s/d/q (literal) */

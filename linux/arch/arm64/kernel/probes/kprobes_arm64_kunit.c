@@ -76,7 +76,7 @@ static const struct kpa_case kpa_cases[] = {
 	KPA("br x16", kpa_br16, ARM64_PROBE_BR_REG, 0, 0),
 	KPA("blr to a landing pad", kpa_blr_pad, ARM64_PROBE_BR_REG, 0, 3),
 	KPA("blr", kpa_blr, ARM64_PROBE_BR_REG, 0, 3),
-	KPA("ret", kpa_ret, ARM64_PROBE_BR_REG, 0, 3),
+	KPA("ret", kpa_ret, ARM64_PROBE_RET, 0, 3),
 	KPA("nop", kpa_nop, ARM64_PROBE_NOP, 0, 3),
 	KPA("mrs daif", kpa_mrs_daif, ARM64_PROBE_MRS_DAIF, KPA_BOTH_IRQ_STATES, 0),
 	KPA("msr daifset", kpa_daifset, ARM64_PROBE_MSR_DAIF_IMM,
@@ -822,7 +822,7 @@ static void kpa_branch_system_allow_list(struct kunit *test)
 		/* Known: simulated or stepped as before. */
 		{ "bc.eq (FEAT_HBC)", 0x54000050, ARM64_PROBE_BCOND },
 		{ "b.ne", 0x54000041, ARM64_PROBE_BCOND },
-		{ "ret", 0xd65f03c0, ARM64_PROBE_BR_REG },
+		{ "ret", 0xd65f03c0, ARM64_PROBE_RET },
 		{ "nop", 0xd503201f, ARM64_PROBE_NOP },
 		{ "dmb ish", 0xd5033bbf, ARM64_PROBE_STEP },
 		{ "dsb sy", 0xd5033f9f, ARM64_PROBE_STEP },

@@ -56,7 +56,7 @@ NOKPROBE_SYMBOL(sfield);
 /*
  * The BTYPE an indirect branch leaves for the landing-pad check at its
  * target: c for blr; for br, jc through x16/x17 or from unguarded text,
- * else j; none for ret.  Kernel text is guarded exactly when the kernel
+ * else j.  Kernel text is guarded exactly when the kernel
  * enforces BTI; a user page may be guarded or not, so a user br gets jc,
  * which every pad a guarded br could land on also accepts.  Without
  * FEAT_BTI the field is RES0.
@@ -64,7 +64,7 @@ NOKPROBE_SYMBOL(sfield);
 static u64 branch_btype(unsigned int opc, unsigned int rn,
 			const struct arm64_probe_policy *pol)
 {
-	if (!system_supports_bti() || opc == 2)
+	if (!system_supports_bti())
 		return PSR_BTYPE_NONE;
 	if (opc == 1)
 		return PSR_BTYPE_C;
@@ -259,6 +259,14 @@ static bool sim_br_reg(u32 insn, unsigned long addr, struct pt_regs *regs,
 	return resume_at(regs, target, branch_btype(opc, rn, pol));
 }
 NOKPROBE_SYMBOL(sim_br_reg);
+
+/* ret leaves no BTYPE, and x30 is the usual register: no decoding. */
+static bool sim_ret(u32 insn, unsigned long addr, struct pt_regs *regs,
+		    const struct arm64_probe_policy *pol)
+{
+	return resume_at(regs, get_x(regs, (insn >> 5) & 0x1f), PSR_BTYPE_NONE);
+}
+NOKPROBE_SYMBOL(sim_ret);
 
 static bool sim_ret_auth(u32 insn, unsigned long addr, struct pt_regs *regs,
 			 const struct arm64_probe_policy *pol)
@@ -502,6 +510,7 @@ static const arm64_probe_sim_fn simulators[] = {
 	[ARM64_PROBE_TBZ]		= sim_tbz,
 	[ARM64_PROBE_ADR]		= sim_adr,
 	[ARM64_PROBE_BR_REG]		= sim_br_reg,
+	[ARM64_PROBE_RET]		= sim_ret,
 	[ARM64_PROBE_RET_AUTH]		= sim_ret_auth,
 	[ARM64_PROBE_LDR_LIT]		= sim_ldr_lit,
 	[ARM64_PROBE_LDR_LIT_FP]	= sim_ldr_lit_fp,
