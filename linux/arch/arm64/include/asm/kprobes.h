@@ -10,6 +10,7 @@
 #ifndef _ASM_ARM64_KPROBES_H
 #define _ASM_ARM64_KPROBES_H
 
+#include <linux/linkage.h>
 #include <asm-generic/kprobes.h>
 
 struct pt_regs;
@@ -22,6 +23,9 @@ struct pt_regs;
 int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
 int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr);
 int kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
+
+/* rethook_trampoline.S calls it with the registers of a hooked return. */
+asmlinkage void arch_rethook_trampoline_callback(struct pt_regs *regs);
 
 #ifdef CONFIG_KPROBES
 #include <linux/types.h>

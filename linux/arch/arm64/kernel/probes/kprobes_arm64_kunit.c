@@ -18,6 +18,7 @@
 #include <linux/kdebug.h>
 #include <linux/kallsyms.h>
 #include <linux/pgtable.h>
+#include <linux/rethook.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uprobes.h>
@@ -389,6 +390,86 @@ static void kpa_kretprobe_signed_frame(struct kunit *test)
 	unregister_kretprobe(&krp);
 	KUNIT_EXPECT_EQ(test, ret_seen, 1);
 	KUNIT_EXPECT_EQ(test, ret_value, 42);
+}
+
+static struct pt_regs trap_frame, return_frame;
+
+static int save_trap_frame(struct kprobe *kp, struct pt_regs *regs)
+{
+	trap_frame = *regs;
+	return 0;
+}
+
+static int save_return_frame(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	return_frame = *regs;
+	return 0;
+}
+
+/*
+ * Returns reach a kretprobe's handler through the trampoline, with no
+ * trap.  Its frame must be the one a BRK on the ret showed just before
+ * (registers, sp, PSTATE with each flag, interrupts on and masked), but
+ * for pc, which already holds the real return address.
+ */
+static void kpa_kretprobe_frame_is_trap_frame(struct kunit *test)
+{
+	static const u64 inputs[] = { 3, 5, 7, -1ULL };
+	struct kprobe *at_ret = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpa_flags_ret_insn,
+		.pre_handler = save_trap_frame });
+	struct kretprobe krp = {
+		.kp.addr = (kprobe_opcode_t *)kpa_flags_ret,
+		.handler = save_return_frame,
+	};
+	const unsigned long tramp = (unsigned long)arch_rethook_trampoline;
+	unsigned int i, r, masked;
+	unsigned long flags;
+	u64 nzcv, ret;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(at_ret), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&krp), 0);
+	for (masked = 0; masked < 2; masked++) {
+		for (i = 0; i < ARRAY_SIZE(inputs); i++) {
+			memset(&trap_frame, 0, sizeof(trap_frame));
+			memset(&return_frame, 0x5a, sizeof(return_frame));
+			if (masked)
+				local_irq_save(flags);
+			ret = kpa_flags_ret(inputs[i]);
+			if (masked)
+				local_irq_restore(flags);
+			KUNIT_EXPECT_EQ(test, ret, inputs[i] + 1);
+			for (r = 0; r < 31; r++)
+				KUNIT_EXPECT_EQ_MSG(test, return_frame.regs[r],
+						    trap_frame.regs[r],
+						    "x%u, input %llx", r,
+						    inputs[i]);
+			KUNIT_EXPECT_EQ(test, return_frame.sp, trap_frame.sp);
+			KUNIT_EXPECT_EQ_MSG(test, return_frame.pstate,
+					    trap_frame.pstate, "input %llx",
+					    inputs[i]);
+			KUNIT_EXPECT_EQ(test, trap_frame.regs[30], tramp);
+			KUNIT_EXPECT_EQ(test, trap_frame.regs[17],
+					inputs[i] + 17);
+			KUNIT_EXPECT_NE(test, return_frame.pc, tramp);
+			KUNIT_EXPECT_EQ(test, return_frame.syscallno,
+					NO_SYSCALL);
+			KUNIT_EXPECT_EQ(test, !!(trap_frame.pstate & PSR_I_BIT),
+					!!masked);
+			/* cmp x0, #5 */
+			nzcv = (s64)inputs[i] < 5 ? PSR_N_BIT : 0;
+			if (inputs[i] == 5)
+				nzcv |= PSR_Z_BIT;
+			if (inputs[i] >= 5)
+				nzcv |= PSR_C_BIT;
+			KUNIT_EXPECT_EQ(test, trap_frame.pstate &
+					(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT |
+					 PSR_V_BIT), nzcv);
+		}
+	}
+	unregister_kretprobe(&krp);
+	KUNIT_EXPECT_EQ(test, krp.nmissed, 0);
 }
 
 /*
@@ -1020,6 +1101,7 @@ static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE(kpa_literal_loads),
 	KUNIT_CASE(kpa_retaa_simulated),
 	KUNIT_CASE(kpa_kretprobe_signed_frame),
+	KUNIT_CASE(kpa_kretprobe_frame_is_trap_frame),
 	KUNIT_CASE(kpa_ftrace_call_site),
 	KUNIT_CASE(kpa_batch_plants_and_removes_brks),
 	KUNIT_CASE(kpa_fault_handler_sees_esr),

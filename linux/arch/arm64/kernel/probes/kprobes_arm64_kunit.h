@@ -36,6 +36,7 @@ u64 kpa_daif_step(u64 x);
 u64 kpa_autiasp(u64 x);
 u64 kpa_retaa(u64 x);
 u64 kpa_stack(u64 x);
+u64 kpa_flags_ret(u64 x);
 u64 kpa_add_imm(u64 x);
 u64 kpa_sub_imm_w(u64 x);
 u64 kpa_mov_sp(u64 x);
@@ -64,7 +65,7 @@ extern const unsigned long kpa_bcond_insn, kpa_bcond_hi_insn, kpa_cbz_insn,
 	kpa_nop_insn, kpa_mrs_daif_insn, kpa_daifset_insn, kpa_msr_daif_insn,
 	kpa_daif_step_insn, kpa_autiasp_insn, kpa_retaa_insn, kpa_stack_insn,
 	kpa_ldr_q_insn, kpa_ldr_d_insn, kpa_br16_insn, kpa_blr_pad_insn,
-	kpa_ldr_s_insn, kpa_load_insn;
+	kpa_ldr_s_insn, kpa_load_insn, kpa_flags_ret_insn;
 extern const unsigned long kpa_add_imm_insn, kpa_sub_imm_w_insn,
 	kpa_mov_sp_insn, kpa_mov_reg_insn, kpa_eor_imm_insn,
 	kpa_and_imm_w_insn, kpa_orr_imm_insn, kpa_bic_lsr_insn,

@@ -263,6 +263,28 @@ PROBED(kpa_retaa)
 	.inst	0xd65f0bff		/* retaa */
 SYM_FUNC_END(kpa_retaa)
 
+/*
+ * Returns x0 + 1 with the flags of x0 - 5 and every temporary register
+ * set from x0, so that the frame at its ret (probed) and the one a
+ * kretprobe's trampoline builds after it have something to agree on.
+ */
+SYM_FUNC_START(kpa_flags_ret)
+	add	x9, x0, #9
+	add	x10, x0, #10
+	add	x11, x0, #11
+	add	x12, x0, #12
+	add	x13, x0, #13
+	add	x14, x0, #14
+	add	x15, x0, #15
+	add	x16, x0, #16
+	add	x17, x0, #17
+	add	x1, x0, #1
+	cmp	x0, #5
+	mov	x0, x1
+PROBED(kpa_flags_ret)
+	ret
+SYM_FUNC_END(kpa_flags_ret)
+
 SYM_FUNC_START(kpa_stack)
 PROBED(kpa_stack)
 	stp	x29, x30, [sp, #-32]!

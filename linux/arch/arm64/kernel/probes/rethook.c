@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rethook for arm64: a hooked function returns to a trampoline that is a
- * single BRK, so the return is handled in an exception with the registers
- * the CPU saved, PSTATE included, rather than a frame built by hand.
- * The arm64 unwinder finds the real return addresses through
- * rethook_find_ret_addr() with the frame pointer recorded here.
+ * rethook for arm64: a hooked function returns to arch_rethook_trampoline
+ * (rethook_trampoline.S), which saves the registers the return left,
+ * calls back here to run the return handlers and goes on to the real
+ * return address, without an exception.  The arm64 unwinder finds the
+ * real return addresses through rethook_find_ret_addr() with the frame
+ * pointer recorded here.
  */
 #include <linux/kprobes.h>
 #include <linux/rethook.h>
@@ -32,21 +33,29 @@ void arch_rethook_fixup_return(struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(arch_rethook_fixup_return);
 
+/*
+ * Called by the trampoline with the registers of the return; rethook
+ * points regs->pc at the real return address, where the trampoline goes.
+ * Not traced: a function tracer's return hook on this would hook itself.
+ */
+asmlinkage void notrace arch_rethook_trampoline_callback(struct pt_regs *regs)
+{
+	rethook_trampoline_handler(regs, regs->regs[29]);
+}
+NOKPROBE_SYMBOL(arch_rethook_trampoline_callback);
+
 /**
- * kretprobe_brk_handler() - a hooked function returned to the trampoline
- * @regs: registers at the trampoline's BRK
+ * kretprobe_brk_handler() - a BRK #KRETPROBES_BRK_IMM in kernel mode
+ * @regs: registers at the BRK
  * @esr: the exception syndrome
  *
- * Runs the return handlers and resumes at the real return address.
+ * Returns are handled without a trap, so nothing of ours plants this
+ * immediate any more; debug-monitors.c still routes it here.
  *
- * Return: DBG_HOOK_HANDLED, or DBG_HOOK_ERROR for a stray BRK.
+ * Return: DBG_HOOK_ERROR: the BRK is someone else's, the kernel oopses.
  */
 int kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 {
-	if (instruction_pointer(regs) != (unsigned long)arch_rethook_trampoline)
-		return DBG_HOOK_ERROR;
-	/* Sets pc to the real return address. */
-	rethook_trampoline_handler(regs, regs->regs[29]);
-	return DBG_HOOK_HANDLED;
+	return DBG_HOOK_ERROR;
 }
 NOKPROBE_SYMBOL(kretprobe_brk_handler);

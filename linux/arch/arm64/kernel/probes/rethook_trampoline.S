@@ -1,14 +1,120 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Where a function hooked by rethook returns to.  The BRK hands the
- * return to kretprobe_brk_handler(), which never resumes here.
+ * Where a function hooked by rethook returns to.  Handling a return costs
+ * no exception: the trampoline lays the registers the return left out as
+ * a struct pt_regs below the caller's sp, runs the return handlers through
+ * arch_rethook_trampoline_callback() and returns to the real caller with
+ * what the handlers left in the registers.
+ *
+ * The frame is the one a BRK here would have given (the kprobes_arm64
+ * suite compares the two): x0-x30 and sp as the ret left them, pc this
+ * trampoline, and a PSTATE read from the CPU.  The fields of SPSR_EL1
+ * that have a register (NZCV, DAIF, CurrentEL and SPSel for M[3:0], PAN,
+ * DIT, SSBS, TCO) are read where the CPU has them; BTYPE is 0 after a
+ * ret, which sets none.  Left at 0: UAO, which an exception clears and
+ * the kernel never sets; IL, which is 0 in any context that runs
+ * instructions; SS, set only while a debugger single-steps, which it
+ * cannot do into here without stepping the ret first, where a trap would
+ * show SS as clear too; and the fields of extensions 6.12 does not use
+ * (ALLINT, PM, EXLOCK).  No handler can tell the difference.
+ *
+ * The pt_regs carries the frame record an exception from EL1 would, so
+ * unwinding from a handler goes through this trampoline to the real
+ * caller (rethook_find_ret_addr(), by the frame pointer the entry saw).
  */
 #include <linux/linkage.h>
-#include <asm/brk-imm.h>
+#include <asm/alternative.h>
+#include <asm/asm-offsets.h>
+#include <asm/assembler.h>
+#include <asm/ptrace.h>
+#include <asm/sysreg.h>
+
+/* PSTATE fields readable with MRS (Arm ARM, "Special-purpose registers"). */
+#define SYS_PSTATE_DIT		sys_reg(3, 3, 4, 2, 5)
+#define SYS_PSTATE_SSBS		sys_reg(3, 3, 4, 2, 6)
+#define SYS_PSTATE_TCO		sys_reg(3, 3, 4, 2, 7)
+
+/* Or PSTATE field \sreg into \acc when the CPU has \cap, else nothing. */
+	.macro	pstate_field acc, tmp, sreg, cap
+alternative_if \cap
+	mrs_s	\tmp, \sreg
+	orr	\acc, \acc, \tmp
+alternative_else_nop_endif
+	.endm
 
 	.pushsection .kprobes.text, "ax"
 SYM_CODE_START(arch_rethook_trampoline)
-	brk	#KRETPROBES_BRK_IMM
-	b	.
+	sub	sp, sp, #PT_REGS_SIZE
+	stp	x0, x1, [sp, #S_X0]
+	stp	x2, x3, [sp, #S_X2]
+	/* PSTATE before anything can change it. */
+	mrs	x2, nzcv
+	mrs	x3, daif
+	orr	x2, x2, x3
+	mrs	x3, CurrentEL
+	orr	x2, x2, x3
+	mrs	x3, SPSel
+	orr	x2, x2, x3
+	pstate_field x2, x3, SYS_PSTATE_PAN, ARM64_HAS_PAN
+	pstate_field x2, x3, SYS_PSTATE_DIT, ARM64_HAS_DIT
+	pstate_field x2, x3, SYS_PSTATE_SSBS, ARM64_SSBS
+	pstate_field x2, x3, SYS_PSTATE_TCO, ARM64_MTE
+	adr	x1, arch_rethook_trampoline
+	stp	x1, x2, [sp, #S_PC]
+	stp	x4, x5, [sp, #S_X4]
+	stp	x6, x7, [sp, #S_X6]
+	stp	x8, x9, [sp, #S_X8]
+	stp	x10, x11, [sp, #S_X10]
+	stp	x12, x13, [sp, #S_X12]
+	stp	x14, x15, [sp, #S_X14]
+	stp	x16, x17, [sp, #S_X16]
+	stp	x18, x19, [sp, #S_X18]
+	stp	x20, x21, [sp, #S_X20]
+	stp	x22, x23, [sp, #S_X22]
+	stp	x24, x25, [sp, #S_X24]
+	stp	x26, x27, [sp, #S_X26]
+	stp	x28, x29, [sp, #S_X28]
+	add	x2, sp, #PT_REGS_SIZE
+	stp	x30, x2, [sp, #S_LR]
+	/*
+	 * Not a syscall, no orig_x0, no SDEI or priority state unless the
+	 * CPU masks interrupts by priority: handlers read what BPF may copy.
+	 */
+	mov	w3, #NO_SYSCALL
+	stp	xzr, x3, [sp, #S_PSTATE + 8]		/* orig_x0, syscallno */
+	stp	xzr, xzr, [sp, #S_SDEI_TTBR1]
+alternative_if ARM64_HAS_GIC_PRIO_MASKING
+	mrs_s	x3, SYS_ICC_PMR_EL1
+	str	x3, [sp, #S_PMR_SAVE]
+alternative_else_nop_endif
+	stp	x29, x1, [sp, #S_STACKFRAME]
+	add	x29, sp, #S_STACKFRAME
+
+	mov	x0, sp
+	bl	arch_rethook_trampoline_callback
+
+	/* The handlers' registers; flags too, as a trap's return would. */
+	ldr	x0, [sp, #S_PSTATE]
+	and	x0, x0, #(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT | PSR_V_BIT)
+	msr	nzcv, x0
+	ldp	x0, x1, [sp, #S_X0]
+	ldp	x2, x3, [sp, #S_X2]
+	ldp	x4, x5, [sp, #S_X4]
+	ldp	x6, x7, [sp, #S_X6]
+	ldp	x8, x9, [sp, #S_X8]
+	ldp	x10, x11, [sp, #S_X10]
+	ldp	x12, x13, [sp, #S_X12]
+	ldp	x14, x15, [sp, #S_X14]
+	ldp	x16, x17, [sp, #S_X16]
+	ldp	x18, x19, [sp, #S_X18]
+	ldp	x20, x21, [sp, #S_X20]
+	ldp	x22, x23, [sp, #S_X22]
+	ldp	x24, x25, [sp, #S_X24]
+	ldp	x26, x27, [sp, #S_X26]
+	ldp	x28, x29, [sp, #S_X28]
+	/* pc is the real return address: x30 holds it after a ret. */
+	ldr	x30, [sp, #S_PC]
+	add	sp, sp, #PT_REGS_SIZE
+	ret
 SYM_CODE_END(arch_rethook_trampoline)
 	.popsection
