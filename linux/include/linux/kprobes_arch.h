@@ -13,7 +13,9 @@
  *                             probed context, which a step masks) and
  *                             prev_kprobe, a struct prev_kprobe with kp,
  *                             status and saved_irq: the outer hit, kept
- *                             while a probe hit under it is stepped
+ *                             while a probe hit under it is stepped; and
+ *                             hit_context, an unsigned int only the core
+ *                             uses (kprobe_note_hit_context())
  *   KPROBE_INSN_SLOT_SIZE     bytes of executable slot one probe may use
  *   KPROBE_PREEMPTIBLE_SLOTS  1 when a task may be preempted while it runs
  *                             an out-of-line copy other than a detour (a

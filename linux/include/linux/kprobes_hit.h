@@ -5,7 +5,8 @@
  *
  * A port calls these, and nothing else from this file:
  *   kprobe_lookup()              the head at a hit address, or NULL
- *   kprobe_hit_begin()           start a hit, run the pre_handlers
+ *   kprobe_hit_begin(), kprobe_hit_begin_kcb()
+ *                                start a hit, run the pre_handlers
  *   kprobe_site_hit_enter(), kprobe_site_walk_pre(),
  *   kprobe_site_walk_pre_post(), kprobe_site_hit_end()
  *                                the same for a detour
@@ -153,9 +154,9 @@ static __always_inline unsigned long kprobe_head_hash(const void *addr,
 DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
 
 /*
- * The interrupt context this CPU's hit runs its handlers in:
- * preempt_count() when the hit began, of which the interrupt-nesting
- * part (KPROBE_CONTEXT_BITS) is what counts.  An
+ * The interrupt context this CPU's hit runs its handlers in, kept in
+ * kprobe_ctlblk.hit_context: preempt_count() when the hit began, of which
+ * the interrupt-nesting part (KPROBE_CONTEXT_BITS) is what counts.  An
  * interrupt or NMI that comes in while the handlers run (an ftrace-site
  * or detour hit runs them with interrupts on, and no hit keeps NMIs out)
  * counts at least one level more, so a fault it takes is told apart from
@@ -164,14 +165,12 @@ DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
  * handler may use those; they are masked off when a fault asks, not at
  * every hit.
  */
-DECLARE_PER_CPU(unsigned int, kprobe_hit_context);
-
 #define KPROBE_CONTEXT_BITS	(NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)
 
 /* Note that this CPU's handlers run in the context it is in now. */
 static __always_inline void kprobe_note_hit_context(void)
 {
-	__this_cpu_write(kprobe_hit_context, preempt_count());
+	__this_cpu_write(kprobe_ctlblk.hit_context, preempt_count());
 }
 
 /*
@@ -359,7 +358,7 @@ static __always_inline bool kprobe_has_detour(const struct kprobe *p)
  */
 static __always_inline bool kprobe_fault_in_hit_context(void)
 {
-	return !((preempt_count() ^ __this_cpu_read(kprobe_hit_context)) &
+	return !((preempt_count() ^ __this_cpu_read(kprobe_ctlblk.hit_context)) &
 		 KPROBE_CONTEXT_BITS);
 }
 
@@ -405,6 +404,27 @@ static __always_inline bool kprobe_hit_begin(struct kprobe *p,
 	/* One per-CPU store, not a per-CPU pointer and a store through it. */
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	kprobe_note_hit_context();
+	return kprobe_run_pre_handlers(p, regs);
+}
+
+/**
+ * kprobe_hit_begin_kcb() - kprobe_hit_begin() for a port that holds @kcb
+ * @p: the head kprobe_lookup() returned
+ * @regs: registers of the hit
+ * @kcb: this CPU's get_kprobe_ctlblk()
+ *
+ * Where a per-CPU store costs an address computation (arm64), stores
+ * through a pointer the port already has are cheaper.
+ *
+ * Return: as kprobe_hit_begin().
+ */
+static __always_inline bool kprobe_hit_begin_kcb(struct kprobe *p,
+						 struct pt_regs *regs,
+						 struct kprobe_ctlblk *kcb)
+{
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	kcb->hit_context = preempt_count();
 	return kprobe_run_pre_handlers(p, regs);
 }
 

@@ -21,7 +21,6 @@ DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
  * site's, or a kretprobe's (a lone probe is found as the head instead).
  */
 DEFINE_PER_CPU(struct kprobe *, kprobe_in_handler);
-DEFINE_PER_CPU(unsigned int, kprobe_hit_context);
 #if IS_ENABLED(CONFIG_KPROBES_TORTURE_TEST)
 DEFINE_PER_CPU(unsigned long, kprobe_traps_taken);
 EXPORT_PER_CPU_SYMBOL_GPL(kprobe_traps_taken);

@@ -65,6 +65,8 @@ struct kprobe_ctlblk {
 	/* The probed context's DAIF bits: a step runs with all masked. */
 	unsigned long saved_irq;
 	struct prev_kprobe prev_kprobe;
+	/* The core's (<linux/kprobes_hit.h>). */
+	unsigned int hit_context;
 };
 
 #endif /* CONFIG_KPROBES */

@@ -142,7 +142,7 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	if (cur)
 		return reenter(probe, regs, kcb);
 
-	if (kprobe_hit_begin(probe, regs)) {
+	if (kprobe_hit_begin_kcb(probe, regs, kcb)) {
 		/*
 		 * A handler redirected execution through regs, as a return
 		 * would: the BTYPE of the branch that reached the probe

@@ -105,6 +105,8 @@ struct kprobe_ctlblk {
 	unsigned long saved_irq;
 	/* The outer hit, while a probe hit inside a handler is stepped. */
 	struct prev_kprobe prev_kprobe;
+	/* The core's (<linux/kprobes_hit.h>). */
+	unsigned int hit_context;
 };
 
 int kprobe_int3_handler(struct pt_regs *regs);
