@@ -47,8 +47,9 @@ def by_function(path, syms):
 
 def annotate(vmlinux, prof, n, fn):
     cnt = dict(counts(prof))
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
-                          "--disassemble=" + fn, vmlinux],
+    # llvm-objdump reads either arch's vmlinux; the host's objdump only x86.
+    out = subprocess.run(["llvm-objdump", "-d", "--no-show-raw-insn",
+                          "--disassemble-symbols=" + fn, vmlinux],
                          capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         head = line.strip().split(":", 1)[0]
