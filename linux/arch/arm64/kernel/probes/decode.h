@@ -75,7 +75,8 @@ struct arm64_probe_verdict arm64_probe_classify(u32 insn,
 
 /*
  * A class's simulator: carries out @insn as if it ran at @addr, pc
- * included; false, with @regs unchanged, when it cannot.
+ * included; false, with @regs unchanged, when it cannot.  Called with
+ * PSTATE.BTYPE clear (arm64_probe_simulate() clears it for its callers).
  */
 typedef bool (*arm64_probe_sim_fn)(u32 insn, unsigned long addr,
 				   struct pt_regs *regs,

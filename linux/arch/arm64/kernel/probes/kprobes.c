@@ -27,27 +27,34 @@
  * a call with its signed frame is a measurable part of a hit.
  */
 
-static noinline bool report_branch_target_fault(struct kprobe *probe)
-{
-	pr_err("kprobes: indirect branch to %pS, not a landing pad\n",
-	       probe->addr);
-	return true;
-}
-NOKPROBE_SYMBOL(report_branch_target_fault);
-
 /*
- * No simulated instruction is a landing pad, so on guarded text one
- * reached by an indirect branch (BTYPE set) raises a Branch Target
- * exception in place.  Simulating it would let the branch through.
+ * BTYPE is set: the probed instruction was reached by an indirect branch.
+ * No simulated instruction is a landing pad, so on guarded text (the
+ * kernel's, where it enforces BTI) the CPU would raise a Branch Target
+ * exception in place; simulating it would let the branch through.  On
+ * unguarded text the instruction runs and, not being a branch to a
+ * register, leaves BTYPE clear, as simulators expect to find it.
  */
-static __always_inline bool branch_target_fault(struct kprobe *probe,
-						const struct pt_regs *regs)
+static noinline bool btype_at_simulated(struct kprobe *probe,
+					struct pt_regs *regs)
 {
-	/* BTYPE first: it is zero on nearly every hit. */
-	if (likely(!(regs->pstate & PSR_BTYPE_MASK)) ||
-	    !system_supports_bti_kernel())
+	if (system_supports_bti_kernel()) {
+		pr_err("kprobes: indirect branch to %pS, not a landing pad\n",
+		       probe->addr);
+		return true;
+	}
+	regs->pstate &= ~PSR_BTYPE_MASK;
+	return false;
+}
+NOKPROBE_SYMBOL(btype_at_simulated);
+
+static __always_inline bool branch_target_fault(struct kprobe *probe,
+						struct pt_regs *regs)
+{
+	/* Zero on nearly every hit. */
+	if (likely(!(regs->pstate & PSR_BTYPE_MASK)))
 		return false;
-	return report_branch_target_fault(probe);
+	return btype_at_simulated(probe, regs);
 }
 
 /*
@@ -64,14 +71,18 @@ static __always_inline bool branch_target_fault(struct kprobe *probe,
 static __always_inline int replay(struct kprobe *probe, struct pt_regs *regs,
 				  struct kprobe_ctlblk *kcb, bool reentered)
 {
-	typeof(probe->ainsn.simulate) simulate = probe->ainsn.simulate;
 	u64 pstate;
 
 	kcb->kprobe_status = reentered ? KPROBE_REENTER : KPROBE_HIT_SS;
-	if (simulate) {
+	/*
+	 * Not kept in a local: on the rare BTYPE path it would be saved
+	 * across a call, and the frame for it costs every hit.
+	 */
+	if (probe->ainsn.simulate) {
 		if (likely(!branch_target_fault(probe, regs)) &&
-		    simulate(probe->opcode, (unsigned long)probe->addr, regs,
-			     &arm64_kprobe_policy)) {
+		    probe->ainsn.simulate(probe->opcode,
+					  (unsigned long)probe->addr, regs,
+					  &arm64_kprobe_policy)) {
 			kprobe_hit_finish(probe, regs, kcb, reentered);
 			return DBG_HOOK_HANDLED;
 		}

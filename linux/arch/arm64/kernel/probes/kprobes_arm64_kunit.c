@@ -1081,6 +1081,7 @@ static void kpa_frame_classes(struct kunit *test)
 	/* Declined, registers untouched: a fault, then a misaligned sp. */
 	frame_fault = true;
 	regs.pc = at;
+	regs.pstate = PSR_BTYPE_J;
 	KUNIT_EXPECT_FALSE(test, arm64_probe_simulate(0xa9be7bfd, ARM64_PROBE_FRAME_PAIR,
 						      at, &regs, &frame_pol));
 	KUNIT_EXPECT_EQ(test, regs.sp, FRAME_BASE + 32);
@@ -1090,6 +1091,7 @@ static void kpa_frame_classes(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, arm64_probe_simulate(0xa9be7bfd, ARM64_PROBE_FRAME_PAIR,
 						      at, &regs, &frame_pol));
 	KUNIT_EXPECT_EQ(test, regs.sp, FRAME_BASE + 40);
+	KUNIT_EXPECT_EQ(test, regs.pstate, PSR_BTYPE_J);
 	KUNIT_EXPECT_TRUE(test, arm64_probe_may_step(ARM64_PROBE_FRAME_PAIR));
 	KUNIT_EXPECT_FALSE(test, arm64_probe_may_step(ARM64_PROBE_LDR_LIT));
 }

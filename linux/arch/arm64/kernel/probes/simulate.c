@@ -162,12 +162,23 @@ static void set_vreg(unsigned int nr, u64 lo, u64 hi)
 }
 NOKPROBE_SYMBOL(set_vreg);
 
-/* Every simulator ends here: the new pc, and BTYPE as the CPU would leave it. */
-static __always_inline bool resume_at(struct pt_regs *regs, u64 pc, u64 btype)
+/*
+ * Every simulator ends in one of these.  A simulator starts with BTYPE
+ * clear (arm64_probe_simulate() and the kprobes BRK handler see to it, as
+ * any instruction but a branch to a register leaves it), so only br and
+ * blr have a BTYPE to set.
+ */
+static __always_inline bool resume(struct pt_regs *regs, u64 pc)
 {
 	regs->pc = pc;
-	regs->pstate = (regs->pstate & ~PSR_BTYPE_MASK) | btype;
 	return true;
+}
+
+static __always_inline bool resume_with_btype(struct pt_regs *regs, u64 pc,
+					      u64 btype)
+{
+	regs->pstate |= btype;
+	return resume(regs, pc);
 }
 
 /*
@@ -178,7 +189,7 @@ static __always_inline bool resume_at(struct pt_regs *regs, u64 pc, u64 btype)
 static bool sim_nop(u32 insn, unsigned long addr, struct pt_regs *regs,
 		    const struct arm64_probe_policy *pol)
 {
-	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(sim_nop);
 
@@ -187,7 +198,7 @@ static bool sim_b(u32 insn, unsigned long addr, struct pt_regs *regs,
 {
 	if (insn & BIT(31))		/* bl */
 		regs->regs[30] = addr + AARCH64_INSN_SIZE;
-	return resume_at(regs, addr + (sfield(insn, 0, 26) << 2), PSR_BTYPE_NONE);
+	return resume(regs, addr + (sfield(insn, 0, 26) << 2));
 }
 NOKPROBE_SYMBOL(sim_b);
 
@@ -200,7 +211,7 @@ static __always_inline bool branch_if(bool taken, u32 insn, unsigned long addr,
 
 	if (taken)
 		target = addr + (sfield(insn, lo, width) << 2);
-	return resume_at(regs, target, PSR_BTYPE_NONE);
+	return resume(regs, target);
 }
 
 static bool sim_bcond(u32 insn, unsigned long addr, struct pt_regs *regs,
@@ -243,7 +254,7 @@ static bool sim_adr(u32 insn, unsigned long addr, struct pt_regs *regs,
 	else
 		val += addr;
 	set_x(regs, insn & 0x1f, val);
-	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(sim_adr);
 
@@ -256,7 +267,7 @@ static bool sim_br_reg(u32 insn, unsigned long addr, struct pt_regs *regs,
 
 	if (opc == 1)			/* blr */
 		regs->regs[30] = addr + AARCH64_INSN_SIZE;
-	return resume_at(regs, target, branch_btype(opc, rn, pol));
+	return resume_with_btype(regs, target, branch_btype(opc, rn, pol));
 }
 NOKPROBE_SYMBOL(sim_br_reg);
 
@@ -264,15 +275,15 @@ NOKPROBE_SYMBOL(sim_br_reg);
 static bool sim_ret(u32 insn, unsigned long addr, struct pt_regs *regs,
 		    const struct arm64_probe_policy *pol)
 {
-	return resume_at(regs, get_x(regs, (insn >> 5) & 0x1f), PSR_BTYPE_NONE);
+	return resume(regs, get_x(regs, (insn >> 5) & 0x1f));
 }
 NOKPROBE_SYMBOL(sim_ret);
 
 static bool sim_ret_auth(u32 insn, unsigned long addr, struct pt_regs *regs,
 			 const struct arm64_probe_policy *pol)
 {
-	return resume_at(regs, auth_kernel_ptr(regs->regs[30], regs->sp,
-					       insn & BIT(10)), PSR_BTYPE_NONE);
+	return resume(regs, auth_kernel_ptr(regs->regs[30], regs->sp,
+					       insn & BIT(10)));
 }
 NOKPROBE_SYMBOL(sim_ret_auth);
 
@@ -310,7 +321,7 @@ static bool load_literal(u32 insn, unsigned long addr, struct pt_regs *regs,
 		set_vreg(rt, lit.q[1], lit.q[0]);	/* most significant first */
 	else
 		set_vreg(rt, lit.q[0], lit.q[1]);
-	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(load_literal);
 
@@ -332,7 +343,7 @@ static bool sim_mrs_daif(u32 insn, unsigned long addr, struct pt_regs *regs,
 			 const struct arm64_probe_policy *pol)
 {
 	set_x(regs, insn & 0x1f, regs->pstate & DAIF_MASK);
-	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(sim_mrs_daif);
 
@@ -341,7 +352,7 @@ static bool sim_msr_daif(u32 insn, unsigned long addr, struct pt_regs *regs,
 {
 	regs->pstate = (regs->pstate & ~DAIF_MASK) |
 		       (get_x(regs, insn & 0x1f) & DAIF_MASK);
-	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(sim_msr_daif);
 
@@ -355,7 +366,7 @@ static bool sim_msr_daif_imm(u32 insn, unsigned long addr, struct pt_regs *regs,
 		regs->pstate &= ~val;
 	else
 		regs->pstate |= val;
-	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(sim_msr_daif_imm);
 
@@ -389,7 +400,7 @@ static bool sim_frame_pair(u32 insn, unsigned long addr, struct pt_regs *regs,
 	/* Pre- and post-indexed forms write the new sp back. */
 	if (insn & BIT(23))
 		regs->sp += imm;
-	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(sim_frame_pair);
 
@@ -401,7 +412,7 @@ static bool sim_frame_sp(u32 insn, unsigned long addr, struct pt_regs *regs,
 	u64 src = get_x_or_sp(regs, (insn >> 5) & 31);
 
 	set_x_or_sp(regs, insn & 31, insn & BIT(30) ? src - imm : src + imm);
-	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(sim_frame_sp);
 
@@ -498,7 +509,7 @@ out:
 		set_x_or_sp(regs, rd, res);
 	else
 		set_x(regs, rd, res);
-	return resume_at(regs, addr + AARCH64_INSN_SIZE, PSR_BTYPE_NONE);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(sim_alu);
 
@@ -549,7 +560,14 @@ bool arm64_probe_simulate(u32 insn, enum arm64_probe_class class,
 			  const struct arm64_probe_policy *pol)
 {
 	arm64_probe_sim_fn sim = arm64_probe_simulator(class);
+	u64 btype = regs->pstate & PSR_BTYPE_MASK;
 
-	return sim && sim(insn, addr, regs, pol);
+	if (!sim)
+		return false;
+	regs->pstate &= ~PSR_BTYPE_MASK;
+	if (sim(insn, addr, regs, pol))
+		return true;
+	regs->pstate |= btype;
+	return false;
 }
 NOKPROBE_SYMBOL(arm64_probe_simulate);
