@@ -271,7 +271,7 @@ static bool sim_br_reg(u32 insn, unsigned long addr, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(sim_br_reg);
 
-/* ret leaves no BTYPE, and x30 is the usual register: no decoding. */
+/* ret links nothing and leaves no BTYPE: only its register to read. */
 static bool sim_ret(u32 insn, unsigned long addr, struct pt_regs *regs,
 		    const struct arm64_probe_policy *pol)
 {
