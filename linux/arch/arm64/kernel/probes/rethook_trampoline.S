@@ -42,6 +42,23 @@ alternative_if \cap
 alternative_else_nop_endif
 	.endm
 
+/* x4-x29 to (stp) or from (ldp) their pt_regs slots at sp. */
+	.macro	pt_regs_pairs op
+	\op	x4, x5, [sp, #S_X4]
+	\op	x6, x7, [sp, #S_X6]
+	\op	x8, x9, [sp, #S_X8]
+	\op	x10, x11, [sp, #S_X10]
+	\op	x12, x13, [sp, #S_X12]
+	\op	x14, x15, [sp, #S_X14]
+	\op	x16, x17, [sp, #S_X16]
+	\op	x18, x19, [sp, #S_X18]
+	\op	x20, x21, [sp, #S_X20]
+	\op	x22, x23, [sp, #S_X22]
+	\op	x24, x25, [sp, #S_X24]
+	\op	x26, x27, [sp, #S_X26]
+	\op	x28, x29, [sp, #S_X28]
+	.endm
+
 	.pushsection .kprobes.text, "ax"
 SYM_CODE_START(arch_rethook_trampoline)
 	sub	sp, sp, #PT_REGS_SIZE
@@ -61,19 +78,7 @@ SYM_CODE_START(arch_rethook_trampoline)
 	pstate_field x2, x3, SYS_PSTATE_TCO, ARM64_MTE
 	adr	x1, arch_rethook_trampoline
 	stp	x1, x2, [sp, #S_PC]
-	stp	x4, x5, [sp, #S_X4]
-	stp	x6, x7, [sp, #S_X6]
-	stp	x8, x9, [sp, #S_X8]
-	stp	x10, x11, [sp, #S_X10]
-	stp	x12, x13, [sp, #S_X12]
-	stp	x14, x15, [sp, #S_X14]
-	stp	x16, x17, [sp, #S_X16]
-	stp	x18, x19, [sp, #S_X18]
-	stp	x20, x21, [sp, #S_X20]
-	stp	x22, x23, [sp, #S_X22]
-	stp	x24, x25, [sp, #S_X24]
-	stp	x26, x27, [sp, #S_X26]
-	stp	x28, x29, [sp, #S_X28]
+	pt_regs_pairs stp
 	add	x2, sp, #PT_REGS_SIZE
 	stp	x30, x2, [sp, #S_LR]
 	/*
@@ -99,19 +104,7 @@ alternative_else_nop_endif
 	msr	nzcv, x0
 	ldp	x0, x1, [sp, #S_X0]
 	ldp	x2, x3, [sp, #S_X2]
-	ldp	x4, x5, [sp, #S_X4]
-	ldp	x6, x7, [sp, #S_X6]
-	ldp	x8, x9, [sp, #S_X8]
-	ldp	x10, x11, [sp, #S_X10]
-	ldp	x12, x13, [sp, #S_X12]
-	ldp	x14, x15, [sp, #S_X14]
-	ldp	x16, x17, [sp, #S_X16]
-	ldp	x18, x19, [sp, #S_X18]
-	ldp	x20, x21, [sp, #S_X20]
-	ldp	x22, x23, [sp, #S_X22]
-	ldp	x24, x25, [sp, #S_X24]
-	ldp	x26, x27, [sp, #S_X26]
-	ldp	x28, x29, [sp, #S_X28]
+	pt_regs_pairs ldp
 	/* pc is the real return address: x30 holds it after a ret. */
 	ldr	x30, [sp, #S_PC]
 	add	sp, sp, #PT_REGS_SIZE
