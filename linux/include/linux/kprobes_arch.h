@@ -159,13 +159,17 @@ void arch_write_insn_slot(void *slot, const void *insn, size_t len);
 #ifdef CONFIG_KPROBES_ON_FTRACE
 /*
  * Probes on ftrace call sites (optional, CONFIG_KPROBES_ON_FTRACE).  The
- * core hooks the sites through one ftrace_ops with
- * FTRACE_OPS_FL_SAVE_REGS and without FTRACE_OPS_FL_IPMODIFY, so a port
- * may select HAVE_KPROBES_ON_FTRACE only where the arch's ftrace resumes
- * at the ip a SAVE_REGS callback leaves in its regs, whatever the flags:
- * a pre_handler that redirects (BPF's override, fail_function) changes
- * it.  x86_64's ftrace does; where ftrace would drop the change, the
- * probe would silently not redirect.
+ * core hooks the sites through one ftrace_ops without
+ * FTRACE_OPS_FL_IPMODIFY.  It asks for FTRACE_OPS_FL_SAVE_REGS where
+ * ftrace has DYNAMIC_FTRACE_WITH_REGS; with DYNAMIC_FTRACE_WITH_ARGS only,
+ * the port's handler gets ftrace_regs and builds the pt_regs a
+ * breakpoint on the site would give from them and from the registers
+ * ftrace leaves alone (x86_64 has the first, arm64 the second).  Either
+ * way the handler passes back what the handlers changed, and a port may
+ * select HAVE_KPROBES_ON_FTRACE only where the arch's ftrace resumes at
+ * the ip the callback leaves, whatever the ops' flags: a pre_handler
+ * that redirects (BPF's override, fail_function) changes it.  Where
+ * ftrace would drop the change, the probe would silently not redirect.
  */
 
 /* Prepare a probe that sits on an ftrace call site. */

@@ -3,13 +3,14 @@
  * Probes on ftrace call sites share one ftrace_ops whose filter holds the
  * probed sites; the ops is registered while at least one is armed.
  *
- * It does not claim FTRACE_OPS_FL_IPMODIFY.  The handler gives regs->ip
- * back as it found it unless a pre_handler redirects, and a port's ftrace
- * must honour such a change from any ops that saves regs (the contract in
- * <linux/kprobes_arch.h>; BPF's override and fail_function rely on it);
- * claiming the flag would keep probes
- * off functions livepatch owns and make every filter update walk all
- * ftrace records once more.
+ * It asks for full regs where ftrace can save them (DYNAMIC_FTRACE_WITH_REGS);
+ * elsewhere the port builds them from ftrace_regs.  It does not claim
+ * FTRACE_OPS_FL_IPMODIFY.  The handler gives the ip back as it found it
+ * unless a pre_handler redirects, and a port's ftrace must honour such a
+ * change from any ops (the contract in <linux/kprobes_arch.h>; BPF's
+ * override and fail_function rely on it); claiming the flag would keep
+ * probes off functions livepatch owns and make every filter update walk
+ * all ftrace records once more.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
@@ -21,7 +22,8 @@
 
 static struct ftrace_ops kprobe_ftrace_ops = {
 	.func = kprobe_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS,
+	.flags = IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) ?
+		 FTRACE_OPS_FL_SAVE_REGS : 0,
 };
 
 static unsigned int kprobe_ftrace_armed;

@@ -74,12 +74,12 @@ static void other_redirect(unsigned long ip, unsigned long parent_ip,
 
 static struct ftrace_ops other_plain = {
 	.func = other_user,
-	.flags = FTRACE_OPS_FL_SAVE_REGS,
+	.flags = FTRACE_OPS_FL_SAVE_REGS_IF_SUPPORTED,
 };
 
 static struct ftrace_ops other_ipmodify = {
 	.func = other_redirect,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.flags = FTRACE_OPS_FL_SAVE_REGS_IF_SUPPORTED | FTRACE_OPS_FL_IPMODIFY,
 };
 
 /*

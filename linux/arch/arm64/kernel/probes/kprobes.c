@@ -7,6 +7,9 @@
  *    of an out-of-line step): el1_brk64() -> call_el1_break_hook() calls
  *    kprobe_brk_handler() / kprobe_ss_brk_handler() by immediate, with
  *    every DAIF bit masked and preemption off.  pc is the BRK itself.
+ *  - a probe on an ftrace call site: ftrace_caller() calls
+ *    kprobe_ftrace_handler() (ftrace_entry.S, then ftrace.c) with
+ *    preemption on and interrupts as the probed function had them.
  *  - a page fault in a handler or a stepped copy: do_page_fault() (and
  *    do_bad_area() for kernel addresses) call kprobe_page_fault().
  * Hardware single-step is never used: the slot ends with a BRK.
@@ -236,8 +239,9 @@ NOKPROBE_SYMBOL(slot_fault);
  *
  * A fault in the out-of-line copy is left to the kernel (see
  * slot_fault()); the probe's fault_handler may claim it, or one in a
- * handler.  A fault in a nested hit's copy, or in a simulator, is not the
- * handlers' business.
+ * handler.  A fault in a nested hit's copy, in a simulator, or in an
+ * interrupt that came in on top of the handlers is not the handlers'
+ * business.
  *
  * Return: non-zero when a fault_handler claimed the fault.
  */
@@ -249,7 +253,14 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	if (kcb->kprobe_status == KPROBE_HIT_SS &&
 	    instruction_pointer(regs) == (unsigned long)cur->ainsn.insn)
 		return slot_fault(cur, regs, kcb, trapnr);
-	if (kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE))
+	/*
+	 * In a handler, or in whatever interrupted it: ftrace-site hits run
+	 * handlers with interrupts as the function had them, and a pseudo-NMI
+	 * may come in on top of any hit.  An interrupt's fault is its own,
+	 * fixed up (or not) as if no probe were running.
+	 */
+	if ((kcb->kprobe_status & (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE)) &&
+	    kprobe_fault_in_hit_context())
 		return kprobe_run_fault_handler(cur, regs, trapnr);
 	return 0;
 }

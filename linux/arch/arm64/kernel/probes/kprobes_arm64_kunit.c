@@ -4,10 +4,10 @@
  * simulates or steps, probed on a function built around it and checked
  * against the unprobed run (branches taken and not taken), the classes it
  * refuses and their errno, SIMD literal loads and pointer authentication,
- * all of these probed at once, a kretprobe over a signed frame and an
- * ftrace call site refused next to a working entry probe, the BRKs of a
- * batch in and out, the ESR a fault_handler sees, and landing pads (BTI)
- * reached by real and by simulated branches.  The
+ * all of these probed at once, a kretprobe over a signed frame, entry
+ * probes on ftrace call sites (where they go, what they see, redirects),
+ * the BRKs of a batch in and out, the ESR a fault_handler sees, and
+ * landing pads (BTI) reached by real and by simulated branches.  The
  * arch-neutral cases are kernel/kprobes/kprobes_kunit.c.
  */
 #include <kunit/test.h>
@@ -473,37 +473,216 @@ static void kpa_kretprobe_frame_is_trap_frame(struct kunit *test)
 }
 
 /*
- * arm64 functions reach ftrace through a call site after their first
- * instruction.  A probe on the site itself is refused (ftrace rewrites
- * it); one on the function, before the site, works alongside ftrace.
+ * kstrdup() is traced and called from all over the kernel: the ftrace
+ * cases count and record only the calls this test's task makes.
+ */
+static struct task_struct *ftrace_caller_task;
+static int site_hits, site_posts;
+static unsigned long site_post_pc;
+static struct pt_regs site_frame, after_site_frame;
+static const char canned[] = "from the handler";
+
+static bool mine(void)
+{
+	return current == ftrace_caller_task;
+}
+
+static int count_site(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (mine())
+		site_hits++;
+	return 0;
+}
+
+static void count_site_post(struct kprobe *kp, struct pt_regs *regs,
+			    unsigned long flags)
+{
+	if (mine()) {
+		site_posts++;
+		site_post_pc = instruction_pointer(regs);
+	}
+}
+
+static int save_site_frame(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (mine())
+		site_frame = *regs;
+	return 0;
+}
+
+static int save_after_site_frame(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (mine())
+		after_site_frame = *regs;
+	return 0;
+}
+
+/* Return @canned from kstrdup() without running it, as an override does. */
+static int return_canned(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (!mine())
+		return 0;
+	site_hits++;
+	regs->regs[0] = (unsigned long)canned;
+	instruction_pointer_set(regs, regs->regs[30]);
+	return 1;
+}
+
+/* kstrdup()'s ftrace call site, or skip the case. */
+static unsigned long kstrdup_site(struct kunit *test)
+{
+	unsigned long site = ftrace_location((unsigned long)kstrdup);
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) || !site)
+		kunit_skip(test, "no kprobes on ftrace call sites here");
+	ftrace_caller_task = current;
+	return site;
+}
+
+/*
+ * arm64 functions reach ftrace through a call site after a landing pad
+ * and ftrace's `mov x9, x30`.  A probe on the site is reached through
+ * ftrace, and so is an entry probe: asked for by name, at the function's
+ * address or at any word before the site, it goes on the site.  Its
+ * post_handler runs with pc past the site.
  */
 static void kpa_ftrace_call_site(struct kunit *test)
 {
-	unsigned long entry = (unsigned long)kstrdup;
-	unsigned long site = ftrace_location(entry);
-	struct kprobe *on_site = test_probe(test, &(struct kprobe) {
-		.addr = (kprobe_opcode_t *)site, .pre_handler = count_pre });
-	struct kprobe *on_entry = test_probe(test, &(struct kprobe) {
-		.symbol_name = "kstrdup", .pre_handler = count_pre });
+	unsigned long site = kstrdup_site(test);
+	unsigned long entry = (unsigned long)kstrdup, at;
+	struct kprobe *kps[4];
+	unsigned int i, n = 0;
 	char *copy;
-	u32 first;
 
-	if (!site)
-		kunit_skip(test, "kstrdup is not traceable here");
-	KUNIT_EXPECT_GT(test, site, entry);
-	KUNIT_EXPECT_EQ(test, register_kprobe(on_site), -EINVAL);
-	KUNIT_ASSERT_EQ(test, register_kprobe(on_entry), 0);
-	/* An entry probe goes after a landing pad. */
-	KUNIT_ASSERT_EQ(test, aarch64_insn_read((void *)entry, &first), 0);
-	if (aarch64_insn_is_bti(first))
-		entry += AARCH64_INSN_SIZE;
-	KUNIT_EXPECT_EQ(test, (unsigned long)on_entry->addr, entry);
-	hits = 0;
+	KUNIT_ASSERT_GT(test, site, entry);
+	KUNIT_ASSERT_LE(test, site - entry, 2 * AARCH64_INSN_SIZE);
+	kps[n++] = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)site, .pre_handler = count_site,
+		.post_handler = count_site_post });
+	kps[n++] = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kstrdup", .pre_handler = count_site });
+	for (at = entry; at < site; at += AARCH64_INSN_SIZE)
+		kps[n++] = test_probe(test, &(struct kprobe) {
+			.addr = (kprobe_opcode_t *)at,
+			.pre_handler = count_site });
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, register_kprobe(kps[i]), 0, "probe %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned long)kps[i]->addr, site,
+				    "probe %u", i);
+		KUNIT_EXPECT_TRUE_MSG(test, kprobe_ftrace(kps[i]), "probe %u", i);
+	}
+	site_hits = 0;
+	site_posts = 0;
 	copy = kstrdup("kprobes", GFP_KERNEL);
 	KUNIT_EXPECT_STREQ(test, copy, "kprobes");
 	kfree(copy);
-	KUNIT_EXPECT_EQ(test, hits, 1);
-	unregister_kprobe(on_entry);
+	KUNIT_EXPECT_EQ(test, site_hits, n);
+	KUNIT_EXPECT_EQ(test, site_posts, 1);
+	KUNIT_EXPECT_EQ(test, site_post_pc, site + AARCH64_INSN_SIZE);
+	for (i = 0; i < n; i++)
+		unregister_kprobe(kps[i]);
+	copy = kstrdup("again", GFP_KERNEL);
+	kfree(copy);
+	KUNIT_EXPECT_EQ(test, site_hits, n);
+}
+
+/*
+ * A pre_handler on the site that sets pc and x0 makes the function
+ * return at once with x0, as BPF's override and fail_function do.
+ */
+static void kpa_ftrace_site_redirects(struct kunit *test)
+{
+	unsigned long site = kstrdup_site(test);
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)site, .pre_handler = return_canned });
+	char *copy;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	site_hits = 0;
+	copy = kstrdup("kprobes", GFP_KERNEL);
+	/* kstrdup() is __malloc: the compiler takes it for a new object. */
+	OPTIMIZER_HIDE_VAR(copy);
+	KUNIT_EXPECT_PTR_EQ(test, copy, (char *)canned);
+	KUNIT_EXPECT_EQ(test, site_hits, 1);
+	unregister_kprobe(kp);
+	copy = kstrdup("kprobes", GFP_KERNEL);
+	KUNIT_EXPECT_STREQ(test, copy, "kprobes");
+	kfree(copy);
+}
+
+/*
+ * The regs a handler on the site sees are those a BRK on the next
+ * instruction sees (ftrace_caller returns there with only x9-x11 and x17
+ * its own), but for pc, which is the site: registers, sp and PSTATE with
+ * each flag, interrupts on and masked.  x9 holds the return address, as
+ * the patched entry left it.
+ */
+static void kpa_ftrace_frame_is_trap_frame(struct kunit *test)
+{
+	static const u64 inputs[] = { 3, 5, 7, -1ULL };
+	unsigned long site = kstrdup_site(test);
+	struct kprobe *on_site = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)site,
+		.pre_handler = save_site_frame });
+	struct kprobe *after = test_probe(test, &(struct kprobe) {
+		.addr = (kprobe_opcode_t *)(site + AARCH64_INSN_SIZE),
+		.pre_handler = save_after_site_frame });
+	unsigned int i, r, masked;
+	unsigned long flags;
+	u64 nzcv;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(on_site), 0);
+	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(on_site));
+	KUNIT_ASSERT_EQ(test, register_kprobe(after), 0);
+	KUNIT_ASSERT_FALSE(test, kprobe_ftrace(after));
+	for (masked = 0; masked < 2; masked++) {
+		for (i = 0; i < ARRAY_SIZE(inputs); i++) {
+			memset(&site_frame, 0x5a, sizeof(site_frame));
+			memset(&after_site_frame, 0, sizeof(after_site_frame));
+			if (masked)
+				local_irq_save(flags);
+			/* kstrdup(NULL) returns NULL at once. */
+			KUNIT_EXPECT_NULL(test, kpa_call_traced(NULL, GFP_ATOMIC,
+								inputs[i]));
+			if (masked)
+				local_irq_restore(flags);
+			for (r = 0; r < 31; r++) {
+				if (r >= 9 && r <= 11)
+					continue;
+				if (r == 17)
+					continue;
+				KUNIT_EXPECT_EQ_MSG(test, site_frame.regs[r],
+						    after_site_frame.regs[r],
+						    "x%u, input %llx", r,
+						    inputs[i]);
+			}
+			KUNIT_EXPECT_EQ(test, site_frame.regs[9],
+					site_frame.regs[30]);
+			KUNIT_EXPECT_EQ(test, site_frame.regs[12], inputs[i] + 12);
+			KUNIT_EXPECT_EQ(test, site_frame.regs[16], inputs[i] + 16);
+			KUNIT_EXPECT_EQ(test, site_frame.sp, after_site_frame.sp);
+			KUNIT_EXPECT_EQ_MSG(test, site_frame.pstate,
+					    after_site_frame.pstate, "input %llx",
+					    inputs[i]);
+			KUNIT_EXPECT_EQ(test, site_frame.pc, site);
+			KUNIT_EXPECT_EQ(test, after_site_frame.pc,
+					site + AARCH64_INSN_SIZE);
+			KUNIT_EXPECT_EQ(test, site_frame.syscallno, NO_SYSCALL);
+			KUNIT_EXPECT_EQ(test, !!(site_frame.pstate & PSR_I_BIT),
+					!!masked);
+			/* cmp x2, #5 */
+			nzcv = (s64)inputs[i] < 5 ? PSR_N_BIT : 0;
+			if (inputs[i] == 5)
+				nzcv |= PSR_Z_BIT;
+			if (inputs[i] >= 5)
+				nzcv |= PSR_C_BIT;
+			KUNIT_EXPECT_EQ(test, site_frame.pstate &
+					(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT |
+					 PSR_V_BIT), nzcv);
+		}
+	}
+	unregister_kprobe(after);
+	unregister_kprobe(on_site);
 }
 
 /*
@@ -1105,6 +1284,8 @@ static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE(kpa_kretprobe_signed_frame),
 	KUNIT_CASE(kpa_kretprobe_frame_is_trap_frame),
 	KUNIT_CASE(kpa_ftrace_call_site),
+	KUNIT_CASE(kpa_ftrace_site_redirects),
+	KUNIT_CASE(kpa_ftrace_frame_is_trap_frame),
 	KUNIT_CASE(kpa_batch_plants_and_removes_brks),
 	KUNIT_CASE(kpa_fault_handler_sees_esr),
 	KUNIT_CASE(kpa_landing_pads),

@@ -37,6 +37,7 @@ u64 kpa_autiasp(u64 x);
 u64 kpa_retaa(u64 x);
 u64 kpa_stack(u64 x);
 u64 kpa_flags_ret(u64 x);
+char *kpa_call_traced(const char *s, gfp_t gfp, u64 x);
 u64 kpa_add_imm(u64 x);
 u64 kpa_sub_imm_w(u64 x);
 u64 kpa_mov_sp(u64 x);

@@ -285,6 +285,25 @@ PROBED(kpa_flags_ret)
 	ret
 SYM_FUNC_END(kpa_flags_ret)
 
+/*
+ * kstrdup(x0, x1), an ftrace-traced function, called with x12-x16 at
+ * x2 + 12..16 and the flags of cmp x2, #5: what its ftrace call site
+ * shows handlers is compared with what a BRK after the site shows.
+ */
+SYM_FUNC_START(kpa_call_traced)
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	add	x12, x2, #12
+	add	x13, x2, #13
+	add	x14, x2, #14
+	add	x15, x2, #15
+	add	x16, x2, #16
+	cmp	x2, #5
+	bl	kstrdup
+	ldp	x29, x30, [sp], #16
+	ret
+SYM_FUNC_END(kpa_call_traced)
+
 SYM_FUNC_START(kpa_stack)
 PROBED(kpa_stack)
 	stp	x29, x30, [sp, #-32]!

@@ -295,16 +295,41 @@ void arch_disarm_kprobes(struct kprobe **kps, int n)
 }
 
 /*
- * A BTI at a function's entry is its landing pad: an entry probe goes
- * after it.  Never past a PACIASP, though: a kretprobe must swap x30
- * before it is signed.
+ * The ftrace call site an entry probe of the function at @addr goes on,
+ * or 0.  Before the site come at most a BTI and ftrace's `mov x9, x30`:
+ * a handler sees the same registers on the site as on either of them
+ * (x9 aside, scratch at an entry), and the site is reached by a call,
+ * not a BRK.
+ */
+static unsigned long entry_ftrace_site(unsigned long addr)
+{
+	unsigned long site;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return 0;
+	site = ftrace_location(addr);
+	if (site <= addr || site - addr > 2 * AARCH64_INSN_SIZE)
+		return 0;
+	return site;
+}
+
+/*
+ * An entry probe goes on the ftrace call site where the function has
+ * one, else after a BTI, the landing pad.  Either way it stays before a
+ * PACIASP: a kretprobe must swap x30 before it is signed.
  */
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 unsigned long offset,
 					 bool *on_func_entry)
 {
+	unsigned long site = entry_ftrace_site(addr);
 	u32 insn;
 
+	if (site && offset <= site - addr &&
+	    IS_ALIGNED(offset, AARCH64_INSN_SIZE)) {
+		*on_func_entry = true;
+		return (kprobe_opcode_t *)site;
+	}
 	if ((!offset || offset == AARCH64_INSN_SIZE) &&
 	    !aarch64_insn_read((void *)addr, &insn) && aarch64_insn_is_bti(insn)) {
 		*on_func_entry = true;

@@ -23,24 +23,8 @@
  * caller (rethook_find_ret_addr(), by the frame pointer the entry saw).
  */
 #include <linux/linkage.h>
-#include <asm/alternative.h>
-#include <asm/asm-offsets.h>
-#include <asm/assembler.h>
-#include <asm/ptrace.h>
-#include <asm/sysreg.h>
 
-/* PSTATE fields readable with MRS (Arm ARM, "Special-purpose registers"). */
-#define SYS_PSTATE_DIT		sys_reg(3, 3, 4, 2, 5)
-#define SYS_PSTATE_SSBS		sys_reg(3, 3, 4, 2, 6)
-#define SYS_PSTATE_TCO		sys_reg(3, 3, 4, 2, 7)
-
-/* Or PSTATE field \sreg into \acc when the CPU has \cap, else nothing. */
-	.macro	pstate_field acc, tmp, sreg, cap
-alternative_if \cap
-	mrs_s	\tmp, \sreg
-	orr	\acc, \acc, \tmp
-alternative_else_nop_endif
-	.endm
+#include "pt_regs_asm.h"
 
 /* x4-x29 to (stp) or from (ldp) their pt_regs slots at sp. */
 	.macro	pt_regs_pairs op
@@ -65,33 +49,13 @@ SYM_CODE_START(arch_rethook_trampoline)
 	stp	x0, x1, [sp, #S_X0]
 	stp	x2, x3, [sp, #S_X2]
 	/* PSTATE before anything can change it. */
-	mrs	x2, nzcv
-	mrs	x3, daif
-	orr	x2, x2, x3
-	mrs	x3, CurrentEL
-	orr	x2, x2, x3
-	mrs	x3, SPSel
-	orr	x2, x2, x3
-	pstate_field x2, x3, SYS_PSTATE_PAN, ARM64_HAS_PAN
-	pstate_field x2, x3, SYS_PSTATE_DIT, ARM64_HAS_DIT
-	pstate_field x2, x3, SYS_PSTATE_SSBS, ARM64_SSBS
-	pstate_field x2, x3, SYS_PSTATE_TCO, ARM64_MTE
+	read_pstate x2, x3
 	adr	x1, arch_rethook_trampoline
 	stp	x1, x2, [sp, #S_PC]
 	pt_regs_pairs stp
 	add	x2, sp, #PT_REGS_SIZE
 	stp	x30, x2, [sp, #S_LR]
-	/*
-	 * Not a syscall, no orig_x0, no SDEI or priority state unless the
-	 * CPU masks interrupts by priority: handlers read what BPF may copy.
-	 */
-	mov	w3, #NO_SYSCALL
-	stp	xzr, x3, [sp, #S_PSTATE + 8]		/* orig_x0, syscallno */
-	stp	xzr, xzr, [sp, #S_SDEI_TTBR1]
-alternative_if ARM64_HAS_GIC_PRIO_MASKING
-	mrs_s	x3, SYS_ICC_PMR_EL1
-	str	x3, [sp, #S_PMR_SAVE]
-alternative_else_nop_endif
+	pt_regs_not_a_trap sp, x3
 	stp	x29, x1, [sp, #S_STACKFRAME]
 	add	x29, sp, #S_STACKFRAME
 
