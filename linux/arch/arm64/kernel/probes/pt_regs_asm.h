@@ -15,6 +15,8 @@
 #include <asm/sysreg.h>
 
 /* PSTATE fields readable with MRS (Arm ARM, "Special-purpose registers"). */
+#define SYS_PSTATE_SPSEL	sys_reg(3, 0, 4, 2, 0)
+#define SYS_PSTATE_EL		sys_reg(3, 0, 4, 2, 2)
 #define SYS_PSTATE_DIT		sys_reg(3, 3, 4, 2, 5)
 #define SYS_PSTATE_SSBS		sys_reg(3, 3, 4, 2, 6)
 #define SYS_PSTATE_TCO		sys_reg(3, 3, 4, 2, 7)
@@ -37,9 +39,9 @@ alternative_else_nop_endif
 	mrs	\acc, nzcv
 	mrs	\tmp, daif
 	orr	\acc, \acc, \tmp
-	mrs	\tmp, CurrentEL
+	mrs_s	\tmp, SYS_PSTATE_EL
 	orr	\acc, \acc, \tmp
-	mrs	\tmp, SPSel
+	mrs_s	\tmp, SYS_PSTATE_SPSEL
 	orr	\acc, \acc, \tmp
 	pstate_field \acc, \tmp, SYS_PSTATE_PAN, ARM64_HAS_PAN
 	pstate_field \acc, \tmp, SYS_PSTATE_DIT, ARM64_HAS_DIT
