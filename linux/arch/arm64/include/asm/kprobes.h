@@ -24,9 +24,6 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
 int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr);
 int kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
 
-/* rethook_trampoline.S calls it with the registers of a hooked return. */
-asmlinkage void arch_rethook_trampoline_callback(struct pt_regs *regs);
-
 struct ftrace_regs;
 /* ftrace_entry.S calls it with the registers at an ftrace call site. */
 asmlinkage void arm64_kprobe_ftrace_hit(struct pt_regs *regs,

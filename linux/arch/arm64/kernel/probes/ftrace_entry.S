@@ -25,22 +25,26 @@
  *    rethook_trampoline.S.
  *
  * Handed back: x0-x8, fp and lr through the ftrace_regs, which
- * ftrace_caller restores them from; x12-x28 and NZCV directly; the pc
- * when a pre_handler redirected (ftrace.c writes it).  Changes to x9-x11
- * and sp are dropped: ftrace_caller reuses x9-x11 to get back and
- * restores sp itself; x17 too with direct calls configured, which load
- * it on the way out.  At a function's entry none of these holds
- * anything a handler could mean to change.
+ * ftrace_caller restores them from; x18-x28 and NZCV directly; the pc
+ * when a pre_handler redirected (ftrace.c writes it).  Changes to x9-x17
+ * and sp are dropped, and the C code of the hit may leave x9-x17 changed:
+ * ftrace sites are only in compiled functions, whose entry reads none of
+ * x9-x17 (AAPCS scratch registers), and ftrace_caller restores sp itself,
+ * as its own callbacks rely on.
  */
 #include <linux/linkage.h>
 
 #include "pt_regs_asm.h"
 
-/* x12-x27 to (stp) or from (ldp) their pt_regs slots at sp. */
-	.macro	scratch_and_saved_pairs op
-	\op	x12, x13, [sp, #S_X12]
-	\op	x14, x15, [sp, #S_X14]
-	\op	x16, x17, [sp, #S_X16]
+/* x12-x17 to their pt_regs slots at sp. */
+	.macro	save_scratch
+	stp	x12, x13, [sp, #S_X12]
+	stp	x14, x15, [sp, #S_X14]
+	stp	x16, x17, [sp, #S_X16]
+	.endm
+
+/* x18-x27 to (stp) or from (ldp) their pt_regs slots at sp. */
+	.macro	saved_pairs op
 	\op	x18, x19, [sp, #S_X18]
 	\op	x20, x21, [sp, #S_X20]
 	\op	x22, x23, [sp, #S_X22]
@@ -70,7 +74,8 @@ SYM_FUNC_START(kprobe_ftrace_handler)
 	/* PSTATE before anything can change it. */
 	read_pstate x10, x11
 	stp	x0, x10, [sp, #S_PC]
-	scratch_and_saved_pairs stp
+	save_scratch
+	saved_pairs stp
 	/* x4 and x5 are free now: x4 was ftrace_caller's, x5-x8 are copied. */
 	copy_regs 2, sp, S_X0, x3, FREGS_X0
 	copy_regs 2, sp, S_X2, x3, FREGS_X2
@@ -100,7 +105,7 @@ SYM_FUNC_START(kprobe_ftrace_handler)
 	ldr	x4, [sp, #S_PSTATE]
 	and	x4, x4, #(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT | PSR_V_BIT)
 	msr	nzcv, x4
-	scratch_and_saved_pairs ldp
+	saved_pairs ldp
 	ldr	x28, [sp, #S_X28]
 	ldp	x29, x30, [sp, #S_STACKFRAME]
 	add	sp, sp, #PT_REGS_SIZE

@@ -21,12 +21,20 @@
 #define SYS_PSTATE_SSBS		sys_reg(3, 3, 4, 2, 6)
 #define SYS_PSTATE_TCO		sys_reg(3, 3, 4, 2, 7)
 
-/* Or PSTATE field \sreg into \acc when the CPU has \cap, else nothing. */
+/*
+ * Or PSTATE field \sreg into \acc when the CPU has \cap.  Without it,
+ * one branch over the slot instead of two nops: several such fields are
+ * read on every hit.
+ */
 	.macro	pstate_field acc, tmp, sreg, cap
 alternative_if \cap
 	mrs_s	\tmp, \sreg
 	orr	\acc, \acc, \tmp
-alternative_else_nop_endif
+alternative_else
+	b	9990f
+	nop
+alternative_endif
+9990:
 	.endm
 
 /*
@@ -59,11 +67,15 @@ alternative_else_nop_endif
 	/* syscallno, and the 32 bits of padding after it zero. */
 	mov	\tmp, #(NO_SYSCALL & 0xffffffff)
 	stp	xzr, \tmp, [\base, #S_PSTATE + 8]	/* orig_x0, syscallno */
-	stp	xzr, xzr, [\base, #S_SDEI_TTBR1]
 alternative_if ARM64_HAS_GIC_PRIO_MASKING
 	mrs_s	\tmp, SYS_ICC_PMR_EL1
-	str	\tmp, [\base, #S_PMR_SAVE]
-alternative_else_nop_endif
+alternative_else
+	mov	\tmp, xzr
+alternative_endif
+	.if	S_PMR_SAVE != S_SDEI_TTBR1 + 8
+	.error	"pmr_save no longer follows sdei_ttbr1 in struct pt_regs"
+	.endif
+	stp	xzr, \tmp, [\base, #S_SDEI_TTBR1]	/* sdei_ttbr1, pmr_save */
 	.endm
 
 #endif /* __ARM64_PROBES_PT_REGS_ASM_H */

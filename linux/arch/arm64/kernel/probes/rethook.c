@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rethook for arm64: a hooked function returns to arch_rethook_trampoline
- * (rethook_trampoline.S), which saves the registers the return left,
- * calls back here to run the return handlers and goes on to the real
- * return address, without an exception.  The arm64 unwinder finds the
- * real return addresses through rethook_find_ret_addr() with the frame
- * pointer recorded here.
+ * (rethook_trampoline.S), which saves the registers the return left, runs
+ * the return handlers through rethook_trampoline_handler() (kernel/trace/,
+ * built untraced, so a function tracer's return hook cannot hook it) and
+ * goes on to the real return address, without an exception.  The arm64
+ * unwinder finds the real return addresses through
+ * rethook_find_ret_addr() with the frame pointer recorded here.
  */
 #include <linux/kprobes.h>
 #include <linux/rethook.h>
@@ -32,17 +33,6 @@ void arch_rethook_fixup_return(struct pt_regs *regs,
 	regs->regs[30] = correct_ret_addr;
 }
 NOKPROBE_SYMBOL(arch_rethook_fixup_return);
-
-/*
- * Called by the trampoline with the registers of the return; rethook
- * points regs->pc at the real return address, where the trampoline goes.
- * Not traced: a function tracer's return hook on this would hook itself.
- */
-asmlinkage void notrace arch_rethook_trampoline_callback(struct pt_regs *regs)
-{
-	rethook_trampoline_handler(regs, regs->regs[29]);
-}
-NOKPROBE_SYMBOL(arch_rethook_trampoline_callback);
 
 /**
  * kretprobe_brk_handler() - a BRK #KRETPROBES_BRK_IMM in kernel mode

@@ -3,8 +3,8 @@
  * Where a function hooked by rethook returns to.  Handling a return costs
  * no exception: the trampoline lays the registers the return left out as
  * a struct pt_regs below the caller's sp, runs the return handlers through
- * arch_rethook_trampoline_callback() and returns to the real caller with
- * what the handlers left in the registers.
+ * rethook_trampoline_handler() and returns to the real caller with what
+ * the handlers left in the registers.
  *
  * The frame is the one a BRK here would have given (the kprobes_arm64
  * suite compares the two): x0-x30 and sp as the ret left them, pc this
@@ -57,10 +57,12 @@ SYM_CODE_START(arch_rethook_trampoline)
 	stp	x30, x2, [sp, #S_LR]
 	pt_regs_not_a_trap sp, x3
 	stp	x29, x1, [sp, #S_STACKFRAME]
+	/* rethook finds the hooked call by the frame pointer it recorded. */
+	mov	x1, x29
 	add	x29, sp, #S_STACKFRAME
-
 	mov	x0, sp
-	bl	arch_rethook_trampoline_callback
+	/* It points regs->pc at the real return address. */
+	bl	rethook_trampoline_handler
 
 	/* The handlers' registers; flags too, as a trap's return would. */
 	ldr	x0, [sp, #S_PSTATE]
