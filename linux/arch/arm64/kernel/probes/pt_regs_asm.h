@@ -31,10 +31,9 @@ alternative_if \cap
 	mrs_s	\tmp, \sreg
 	orr	\acc, \acc, \tmp
 alternative_else
-	b	9990f
+	b	. + 8			/* over the nop */
 	nop
 alternative_endif
-9990:
 	.endm
 
 /*
@@ -72,7 +71,7 @@ alternative_if ARM64_HAS_GIC_PRIO_MASKING
 alternative_else
 	mov	\tmp, xzr
 alternative_endif
-	.if	S_PMR_SAVE != S_SDEI_TTBR1 + 8
+	.if	S_PMR_SAVE - S_SDEI_TTBR1 != 8
 	.error	"pmr_save no longer follows sdei_ttbr1 in struct pt_regs"
 	.endif
 	stp	xzr, \tmp, [\base, #S_SDEI_TTBR1]	/* sdei_ttbr1, pmr_save */
