@@ -32,6 +32,7 @@
  * x9-x17 (AAPCS scratch registers), and ftrace_caller restores sp itself,
  * as its own callbacks rely on.
  */
+#include <linux/cfi_types.h>
 #include <linux/linkage.h>
 
 #include "pt_regs_asm.h"
@@ -67,8 +68,10 @@
 /*
  * kprobe_ftrace_handler(ip, parent_ip, ops, fregs): x0 is the site, x3
  * the ftrace_regs; x29 and x30 are ftrace_caller's frame and return.
+ * Typed: without CALL_OPS (kCFI rules it out) ftrace_ops_list_func()
+ * calls it indirectly from C, which checks the type under kCFI.
  */
-SYM_FUNC_START(kprobe_ftrace_handler)
+SYM_TYPED_FUNC_START(kprobe_ftrace_handler)
 	sub	sp, sp, #PT_REGS_SIZE
 	stp	x10, x11, [sp, #S_X10]
 	/* PSTATE before anything can change it. */
