@@ -394,6 +394,27 @@ static void kpa_kretprobe_signed_frame(struct kunit *test)
 
 static struct pt_regs trap_frame, return_frame;
 
+/*
+ * What a frame built without a trap must show in the frame cases below:
+ * no syscall, interrupts masked when they were, and the flags of the
+ * `cmp xN, #5` the probed code did on @in.
+ */
+static void expect_frame_state(struct kunit *test, const struct pt_regs *regs,
+			       u64 in, bool masked)
+{
+	u64 nzcv = (s64)in < 5 ? PSR_N_BIT : 0;
+
+	if (in == 5)
+		nzcv |= PSR_Z_BIT;
+	if (in >= 5)
+		nzcv |= PSR_C_BIT;
+	KUNIT_EXPECT_EQ(test, regs->syscallno, NO_SYSCALL);
+	KUNIT_EXPECT_EQ(test, !!(regs->pstate & PSR_I_BIT), masked);
+	KUNIT_EXPECT_EQ_MSG(test, regs->pstate & (PSR_N_BIT | PSR_Z_BIT |
+						  PSR_C_BIT | PSR_V_BIT),
+			    nzcv, "input %llx", in);
+}
+
 static int save_trap_frame(struct kprobe *kp, struct pt_regs *regs)
 {
 	trap_frame = *regs;
@@ -426,7 +447,7 @@ static void kpa_kretprobe_frame_is_trap_frame(struct kunit *test)
 	const unsigned long tramp = (unsigned long)arch_rethook_trampoline;
 	unsigned int i, r, masked;
 	unsigned long flags;
-	u64 nzcv, ret;
+	u64 ret;
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(at_ret), 0);
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&krp), 0);
@@ -453,19 +474,7 @@ static void kpa_kretprobe_frame_is_trap_frame(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, trap_frame.regs[17],
 					inputs[i] + 17);
 			KUNIT_EXPECT_NE(test, return_frame.pc, tramp);
-			KUNIT_EXPECT_EQ(test, return_frame.syscallno,
-					NO_SYSCALL);
-			KUNIT_EXPECT_EQ(test, !!(trap_frame.pstate & PSR_I_BIT),
-					!!masked);
-			/* cmp x0, #5 */
-			nzcv = (s64)inputs[i] < 5 ? PSR_N_BIT : 0;
-			if (inputs[i] == 5)
-				nzcv |= PSR_Z_BIT;
-			if (inputs[i] >= 5)
-				nzcv |= PSR_C_BIT;
-			KUNIT_EXPECT_EQ(test, trap_frame.pstate &
-					(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT |
-					 PSR_V_BIT), nzcv);
+			expect_frame_state(test, &return_frame, inputs[i], masked);
 		}
 	}
 	unregister_kretprobe(&krp);
@@ -630,7 +639,6 @@ static void kpa_ftrace_frame_is_trap_frame(struct kunit *test)
 		.pre_handler = save_after_site_frame });
 	unsigned int i, r, masked;
 	unsigned long flags;
-	u64 nzcv;
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(on_site), 0);
 	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(on_site));
@@ -666,18 +674,7 @@ static void kpa_ftrace_frame_is_trap_frame(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, site_frame.pc, site);
 			KUNIT_EXPECT_EQ(test, after_site_frame.pc,
 					site + AARCH64_INSN_SIZE);
-			KUNIT_EXPECT_EQ(test, site_frame.syscallno, NO_SYSCALL);
-			KUNIT_EXPECT_EQ(test, !!(site_frame.pstate & PSR_I_BIT),
-					!!masked);
-			/* cmp x2, #5 */
-			nzcv = (s64)inputs[i] < 5 ? PSR_N_BIT : 0;
-			if (inputs[i] == 5)
-				nzcv |= PSR_Z_BIT;
-			if (inputs[i] >= 5)
-				nzcv |= PSR_C_BIT;
-			KUNIT_EXPECT_EQ(test, site_frame.pstate &
-					(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT |
-					 PSR_V_BIT), nzcv);
+			expect_frame_state(test, &site_frame, inputs[i], masked);
 		}
 	}
 	unregister_kprobe(after);

@@ -24,21 +24,20 @@ x86_64|aarch64) ;;
 *) ksft_skip "no expectation for $(uname -m)" ;;
 esac
 
-echo "p:kprobes/${EVENT_PREFIX}site $TARGET_FUNC+$off" >> "$TRACE_DIR/kprobe_events" ||
-	ksft_fail "$TARGET_FUNC+$off, the ftrace call site, was refused"
-list_line "$TARGET_FUNC" | grep "+0x$(printf %x "$off") " | grep -q FTRACE ||
-	ksft_fail "the probe on the call site is not listed [FTRACE]"
-set_event site 1
-trigger
-[ "$(hits site)" -gt 0 ] || ksft_fail "the ftrace-based probe never fired"
-cleanup_events
+# on_site_fires EVENT WHAT: EVENT, just added, sits on the call site
+# through ftrace and fires.
+on_site_fires() {
+	list_line "$TARGET_FUNC" | grep "+0x$(printf %x "$off") " | grep -q FTRACE ||
+		ksft_fail "$2 is not listed [FTRACE] at $TARGET_FUNC+$off"
+	set_event "$1" 1
+	trigger
+	[ "$(hits "$1")" -gt 0 ] || ksft_fail "$2 never fired"
+	cleanup_events
+}
 
+add_event site p "$TARGET_FUNC+$off"
+on_site_fires site "the probe on the call site"
 # The function's own address means its entry, which is the call site.
 add_event entry p "$TARGET_FUNC"
-list_line "$TARGET_FUNC" | grep "+0x$(printf %x "$off") " | grep -q FTRACE ||
-	ksft_fail "the probe on $TARGET_FUNC is not on its call site through ftrace"
-set_event entry 1
-trigger
-[ "$(hits entry)" -gt 0 ] || ksft_fail "the probe on $TARGET_FUNC never fired"
-cleanup_events
+on_site_fires entry "the probe on $TARGET_FUNC"
 ksft_pass "$TARGET_FUNC+$off, the ftrace call site, probed through ftrace"
