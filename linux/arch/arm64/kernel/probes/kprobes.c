@@ -9,7 +9,8 @@
  *    every DAIF bit masked and preemption off.  pc is the BRK itself.
  *  - a probe on an ftrace call site: ftrace_caller() calls
  *    kprobe_ftrace_handler() (ftrace_entry.S, then ftrace.c) with
- *    preemption on and interrupts as the probed function had them.
+ *    preemption and interrupts as the probed function had them; the
+ *    hit turns preemption off.
  *  - a page fault in a handler or a stepped copy: do_page_fault() (and
  *    do_bad_area() for kernel addresses) call kprobe_page_fault().
  * Hardware single-step is never used: the slot ends with a BRK.
