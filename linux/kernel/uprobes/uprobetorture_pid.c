@@ -425,6 +425,7 @@ static void act_register(struct pt_slot *h)
 /* A handler unregisters handler slot @h (maybe ignored, maybe itself). */
 static void act_unregister(struct pt_slot *h)
 {
+	int life = atomic_read(&h->life);
 	u64 fin = read_own_counter(PT_FINISHED, h->func);
 
 	/* Before the call: the disarming cannot have started yet. */
@@ -433,6 +434,20 @@ static void act_unregister(struct pt_slot *h)
 		disarm_counts(h);
 	}
 	pt_unregister(h);
+	/*
+	 * A registration from another thread's handler may have begun
+	 * between the read and the call: its fresh record lost the read,
+	 * yet this call may be the one that ends it, and a later reader's
+	 * bound would come after the disarming.  Such a life gets no lower
+	 * bound, as in churn_handler_slot().  Had its registration not been
+	 * carried out yet, this call was ignored and the registration's
+	 * callback sets the bound afterwards.
+	 */
+	if (atomic_read(&h->life) == life)
+		return;
+	spin_lock(&h->rec_lock);
+	h->rec.armed_seq = 0;
+	spin_unlock(&h->rec_lock);
 }
 
 static void act(struct pt_slot *h, int op)
