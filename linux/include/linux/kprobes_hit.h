@@ -77,6 +77,13 @@
  */
 struct kprobe_chain {
 	struct rcu_head rcu;
+	/*
+	 * The chain's one probe when it is the only one and has a
+	 * pre_handler but no post_handler, else NULL: the commonest site
+	 * (a lone probe with a detour) is then one test and one call away
+	 * from its handler, without the walk.
+	 */
+	struct kprobe *lone;
 	/* Some probe here has a post_handler: hits on it have a post phase. */
 	bool has_post;
 	/* NULL-terminated. */
@@ -446,10 +453,11 @@ enum kprobe_detour_next {
  * @p: the site's head the detour names
  *
  * Only when kprobe_running() is NULL.  The port then runs the pre phase
- * on the chain returned: kprobe_site_walk_pre() when it has no
- * post_handler (the common case, which a port keeps inline: the
- * jump-optimized path is the cheapest hit there is, and one more call
- * would show in it), else kprobe_site_walk_pre_post().
+ * on the chain returned: kprobe_site_run_lone() on its lone when it has
+ * one (the common case, which a port keeps inline: the jump-optimized
+ * path is the cheapest hit there is, and one more call would show in
+ * it), kprobe_site_walk_pre() when it has no post_handler, else
+ * kprobe_site_walk_pre_post().
  *
  * Return: the chain the hit walks, never NULL.
  */
@@ -462,6 +470,27 @@ kprobe_site_hit_enter(struct kprobe *p)
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	kprobe_note_hit_context();
 	return rcu_dereference_raw(site->chain);
+}
+
+/**
+ * kprobe_site_run_lone() - the pre phase on a chain of one plain probe
+ * @probe: the chain's lone, from kprobe_site_hit_enter()'s chain
+ * @regs: registers of the hit
+ *
+ * The same as kprobe_site_walk_pre() on that chain, without the walk.
+ *
+ * Return: true when the pre_handler redirected execution; either way the
+ * port ends the hit with reset_current_kprobe().
+ */
+static __always_inline bool kprobe_site_run_lone(struct kprobe *probe,
+						 struct pt_regs *regs)
+{
+	bool redirected;
+
+	__this_cpu_write(kprobe_in_handler, probe);
+	redirected = probe->pre_handler(probe, regs);
+	__this_cpu_write(kprobe_in_handler, NULL);
+	return redirected;
 }
 
 /**

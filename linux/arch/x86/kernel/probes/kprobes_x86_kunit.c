@@ -321,6 +321,93 @@ static void kx86_optimized_redirect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fn(5), kx86_opt_expected(5));
 }
 
+/* The lone of the chain a detour hit on @addr's site would take now. */
+static struct kprobe *lone_at(void *addr)
+{
+	struct kprobe *head = get_kprobe(addr), *lone = NULL;
+
+	rcu_read_lock();
+	if (head && kprobe_is_site(head))
+		lone = rcu_dereference(to_site(head)->chain)->lone;
+	rcu_read_unlock();
+	return lone;
+}
+
+/*
+ * A site whose chain is one plain probe runs it without the walk; each
+ * change of the chain's shape (a second probe, a post_handler, the first
+ * probe leaving, disabled and enabled again) moves its hits to the walk
+ * and back, and every probe counts every call.  A fault in the lone's
+ * pre_handler reaches its own fault_handler, as on the walk.
+ */
+static void kx86_lone_probe_on_detour(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = count_pre });
+	struct kprobe *other = test_probe(test, &(struct kprobe) {});
+	int (*fn)(int x) = kx86_opt_fn();
+	void *addr;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	reset_counts();
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	addr = kp->addr;
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_PTR_EQ(test, lone_at(addr), kp);
+	KUNIT_EXPECT_EQ(test, fn(1), kx86_opt_expected(1));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+
+	/* Two plain probes: the walk, each counting once. */
+	*other = (struct kprobe) { .addr = addr, .pre_handler = count_pre };
+	KUNIT_ASSERT_EQ(test, register_kprobe(other), 0);
+	KUNIT_EXPECT_NULL(test, lone_at(addr));
+	KUNIT_EXPECT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_EQ(test, fn(2), kx86_opt_expected(2));
+	KUNIT_EXPECT_EQ(test, hits, 3);
+
+	/* The first leaves: the second is the lone. */
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_PTR_EQ(test, lone_at(addr), other);
+	KUNIT_EXPECT_TRUE(test, jumped(other));
+	KUNIT_EXPECT_EQ(test, fn(3), kx86_opt_expected(3));
+	KUNIT_EXPECT_EQ(test, hits, 4);
+
+	/* A probe alone with a post_handler is no lone: it has a post phase. */
+	*kp = (struct kprobe) { .addr = addr, .post_handler = count_post };
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_EXPECT_NULL(test, lone_at(addr));
+	KUNIT_EXPECT_EQ(test, fn(4), kx86_opt_expected(4));
+	KUNIT_EXPECT_EQ(test, hits, 5);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_PTR_EQ(test, lone_at(addr), other);
+
+	/* Disabled, nothing runs; enabled again, the lone is back. */
+	KUNIT_ASSERT_EQ(test, disable_kprobe(other), 0);
+	KUNIT_EXPECT_NULL(test, lone_at(addr));
+	KUNIT_EXPECT_EQ(test, fn(5), kx86_opt_expected(5));
+	KUNIT_EXPECT_EQ(test, hits, 5);
+	KUNIT_ASSERT_EQ(test, enable_kprobe(other), 0);
+	KUNIT_EXPECT_PTR_EQ(test, lone_at(addr), other);
+	KUNIT_EXPECT_TRUE(test, jumped(other));
+	KUNIT_EXPECT_EQ(test, fn(6), kx86_opt_expected(6));
+	KUNIT_EXPECT_EQ(test, hits, 6);
+	unregister_kprobe(other);
+
+	/* The lone's fault goes to its fault_handler. */
+	kunit_fault_setup(test);
+	*kp = (struct kprobe) { .addr = addr, .pre_handler = kunit_fault_pre,
+				.fault_handler = kunit_fault_note };
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_PTR_EQ(test, lone_at(addr), kp);
+	KUNIT_EXPECT_EQ(test, fn(7), kx86_opt_expected(7));
+	KUNIT_EXPECT_EQ(test, kunit_fault.failed_reads, 1);
+	KUNIT_EXPECT_EQ(test, kunit_fault.faults, 1);
+	KUNIT_EXPECT_EQ(test, kunit_fault.trapnr, X86_TRAP_PF);
+	unregister_kprobe(kp);
+}
+
 /*
  * What the post path shows a post_handler and what it keeps of its
  * changes: the registers after the 2-byte movl, IF as the caller had it,
@@ -1381,6 +1468,7 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_prologue_boosted),
 	KUNIT_CASE(kx86_optimized_probe),
 	KUNIT_CASE(kx86_optimized_redirect),
+	KUNIT_CASE(kx86_lone_probe_on_detour),
 	KUNIT_CASE(kx86_optimized_post_handler),
 	KUNIT_CASE(kx86_no_post_path_at_cli),
 	KUNIT_CASE(kx86_post_in_place),

@@ -238,22 +238,33 @@ static __always_inline void detour_hit(struct pt_regs *regs,
 	unsigned long back = *detour_return(regs);
 	struct kprobe *p = *(struct kprobe **)(back - DETOUR_COPY + DETOUR_OWNER);
 	struct kprobe_chain *chain;
+	struct kprobe *lone;
 
 	fill_frame(regs);
 	/* As after the int3 the probe would otherwise have hit. */
 	regs->ip = (unsigned long)p->addr + INT3_INSN_SIZE;
 
 	preempt_disable_notrace();
+	/*
+	 * No test of the site's disabled flag: the jump goes right after the
+	 * flag is set, so only hits already under way can see it, and the
+	 * chain says what such a hit runs (it lost its last enabled probe
+	 * before the flag was set).
+	 */
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(p);
-	} else if (!kprobe_disabled(p)) {
+	} else {
 		chain = kprobe_site_hit_enter(p);
-		if (unlikely(chain->has_post)) {
+		lone = chain->lone;
+		if (likely(lone)) {
+			if (kprobe_site_run_lone(lone, regs))
+				*detour_return(regs) = regs->ip;
+		} else if (unlikely(chain->has_post)) {
 			detour_hit_post_chain(p, chain, regs);
 			return;
-		}
-		if (kprobe_site_walk_pre(chain, regs))
+		} else if (kprobe_site_walk_pre(chain, regs)) {
 			*detour_return(regs) = regs->ip;
+		}
 		reset_current_kprobe();
 	}
 	preempt_enable_notrace();
