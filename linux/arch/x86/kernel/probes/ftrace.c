@@ -41,6 +41,10 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		kprobes_inc_nmissed_count(probe);
 		goto out;
 	}
+	/*
+	 * Not simply ip + MCOUNT_INSN_SIZE afterwards: an IPMODIFY user of
+	 * the site (livepatch) called before us may have moved it already.
+	 */
 	resume = regs->ip;
 	regs->ip = ip + INT3_INSN_SIZE;
 	if (kprobe_hit_begin(probe, regs)) {
