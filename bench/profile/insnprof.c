@@ -3,13 +3,26 @@
  * A QEMU TCG plugin that counts how many times each guest instruction
  * runs, for scripts/profile.sh.  At exit it writes "pc count" lines (hex
  * address, decimal count) for every instruction that ran to the file
- * named by its out= argument.
+ * named by its out= argument; mode=inline (the default) or mode=cb picks
+ * how it counts (below).
  *
  * The counters are inline adds that TCG emits before each instruction,
  * so counting costs no callback.  They live in QEMU scoreboards (one
  * slot per vCPU, summed at exit), which is what the plugin API of
  * QEMU 8.2 and later offers for inline operations; per-vCPU slots also
  * keep the counts right when vCPUs run on host threads of their own.
+ *
+ * With mode=cb every instruction calls a plain callback instead, which
+ * adds one to that instruction's counter (atomically, for vCPUs on host
+ * threads of their own): slower, but it leaves the guest's own code as
+ * it is.  QEMU 10.0's inline ops do not on single-threaded TCG (no
+ * CF_PARALLEL): there gen_plugin_u64_ptr() (accel/tcg/plugin-gen.c)
+ * takes the vCPU index as a TCG constant and multiplies that constant
+ * in place by the scoreboard's element size, so on vCPU 1 the rest of
+ * the translation block reads CHUNK * 8 wherever it uses the constant 1.
+ * An x86_64 guest's `cld` stores that constant as EFLAGS.DF, and its
+ * next `rep movsq` strides 4 MiB: sync_regs() oopses on the first entry
+ * from user space.  scripts/profile.sh uses mode=cb on x86_64.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,6 +48,9 @@ static size_t nboards, used;
 static uint32_t *table;		/* open addressing; 1 + index, 0 = free */
 static GMutex lock;
 static const char *out_path = "insnprof.txt";
+/* mode=cb: the counters, CHUNK to an array (arrays never move). */
+static bool use_cb;
+static uint64_t **cb_chunks;
 
 static qemu_plugin_u64 counter_at(size_t i)
 {
@@ -46,22 +62,34 @@ static qemu_plugin_u64 counter_at(size_t i)
 	return entry;
 }
 
-static qemu_plugin_u64 counter_for(uint64_t pc)
+/* The index of pc's counter, made on first sight. */
+static size_t counter_for(uint64_t pc)
 {
 	size_t mask = (1u << TABLE_BITS) - 1;
 	size_t h = (pc * 0x9E3779B97F4A7C15ull) >> (64 - TABLE_BITS);
 
 	for (; table[h]; h = (h + 1) & mask)
 		if (pcs[table[h] - 1] == pc)
-			return counter_at(table[h] - 1);
+			return table[h] - 1;
 	if (used % CHUNK == 0) {
 		boards = realloc(boards, (nboards + 1) * sizeof(*boards));
+		cb_chunks = realloc(cb_chunks, (nboards + 1) * sizeof(*cb_chunks));
 		pcs = realloc(pcs, (nboards + 1) * CHUNK * sizeof(*pcs));
-		if (!boards || !pcs) {
+		if (!boards || !cb_chunks || !pcs) {
 			fprintf(stderr, "insnprof: out of memory\n");
 			exit(1);
 		}
-		boards[nboards++] = qemu_plugin_scoreboard_new(CHUNK * sizeof(uint64_t));
+		boards[nboards] = NULL;
+		cb_chunks[nboards] = NULL;
+		if (use_cb)
+			cb_chunks[nboards] = calloc(CHUNK, sizeof(uint64_t));
+		else
+			boards[nboards] = qemu_plugin_scoreboard_new(CHUNK * sizeof(uint64_t));
+		if (!boards[nboards] && !cb_chunks[nboards]) {
+			fprintf(stderr, "insnprof: out of memory\n");
+			exit(1);
+		}
+		nboards++;
 	}
 	pcs[used] = pc;
 	table[h] = ++used;
@@ -69,22 +97,41 @@ static qemu_plugin_u64 counter_for(uint64_t pc)
 		fprintf(stderr, "insnprof: more instructions than the table holds\n");
 		exit(1);
 	}
-	return counter_at(used - 1);
+	return used - 1;
+}
+
+static uint64_t *cb_counter(size_t i)
+{
+	return &cb_chunks[i / CHUNK][i % CHUNK];
+}
+
+static void on_exec(unsigned int vcpu, void *counter)
+{
+	__atomic_fetch_add((uint64_t *)counter, 1, __ATOMIC_RELAXED);
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
-	size_t i, n = qemu_plugin_tb_n_insns(tb);
+	size_t i, i_at, insns = qemu_plugin_tb_n_insns(tb);
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < insns; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		qemu_plugin_u64 c;
+		qemu_plugin_u64 c = { 0 };
+		uint64_t *n = NULL;
 
 		g_mutex_lock(&lock);
-		c = counter_for(qemu_plugin_insn_vaddr(insn));
+		i_at = counter_for(qemu_plugin_insn_vaddr(insn));
+		if (use_cb)
+			n = cb_counter(i_at);
+		else
+			c = counter_at(i_at);
 		g_mutex_unlock(&lock);
-		qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn,
-				QEMU_PLUGIN_INLINE_ADD_U64, c, 1);
+		if (use_cb)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_exec,
+					QEMU_PLUGIN_CB_NO_REGS, n);
+		else
+			qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn,
+					QEMU_PLUGIN_INLINE_ADD_U64, c, 1);
 	}
 }
 
@@ -98,7 +145,8 @@ static void at_exit(qemu_plugin_id_t id, void *unused)
 		return;
 	}
 	for (i = 0; i < used; i++) {
-		uint64_t n = qemu_plugin_u64_sum(counter_at(i));
+		uint64_t n = use_cb ? __atomic_load_n(cb_counter(i), __ATOMIC_RELAXED)
+				    : qemu_plugin_u64_sum(counter_at(i));
 
 		if (n)
 			fprintf(f, "%" PRIx64 " %" PRIu64 "\n", pcs[i], n);
@@ -115,6 +163,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	for (i = 0; i < argc; i++)
 		if (!strncmp(argv[i], "out=", 4))
 			out_path = strdup(argv[i] + 4);
+		else if (!strcmp(argv[i], "mode=cb"))
+			use_cb = true;
+		else if (strcmp(argv[i], "mode=inline")) {
+			fprintf(stderr, "insnprof: unknown argument %s\n", argv[i]);
+			return -1;
+		}
 	table = calloc(1u << TABLE_BITS, sizeof(*table));
 	if (!table)
 		return -1;
