@@ -84,6 +84,12 @@ struct kprobe_chain {
 	 * from its handler, without the walk.
 	 */
 	struct kprobe *lone;
+	/*
+	 * The chain's one probe when it is the only one and has a
+	 * post_handler, else NULL: a detour's post phase calls it without
+	 * the walks.
+	 */
+	struct kprobe *solo;
 	/* Some probe here has a post_handler: hits on it have a post phase. */
 	bool has_post;
 	/* NULL-terminated. */
@@ -527,12 +533,19 @@ static __always_inline enum kprobe_detour_next
 kprobe_site_walk_pre_post(struct kprobe_chain *chain, struct pt_regs *regs,
 			  bool post_path)
 {
+	struct kprobe *solo = chain->solo;
+	bool redirected;
+
 	if (!post_path)
 		return __kprobe_walk_pre(chain, regs, true) ?
 			KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_RESUME;
 	__this_cpu_write(kprobe_hit_chain, chain);
-	return __kprobe_walk_pre(chain, regs, false) ?
-		KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_POST;
+	if (solo)
+		redirected = solo->pre_handler &&
+			     kprobe_site_run_lone(solo, regs);
+	else
+		redirected = __kprobe_walk_pre(chain, regs, false);
+	return redirected ? KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_POST;
 }
 
 /**
@@ -544,8 +557,17 @@ kprobe_site_walk_pre_post(struct kprobe_chain *chain, struct pt_regs *regs,
  */
 static __always_inline void kprobe_site_hit_end(struct pt_regs *regs)
 {
+	struct kprobe_chain *chain = __this_cpu_read(kprobe_hit_chain);
+	struct kprobe *solo = chain->solo;
+
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_SSDONE);
-	__kprobe_walk_post(__this_cpu_read(kprobe_hit_chain), regs);
+	if (solo) {
+		__this_cpu_write(kprobe_in_handler, solo);
+		solo->post_handler(solo, regs, 0);
+		__this_cpu_write(kprobe_in_handler, NULL);
+	} else {
+		__kprobe_walk_post(chain, regs);
+	}
 	reset_current_kprobe();
 }
 

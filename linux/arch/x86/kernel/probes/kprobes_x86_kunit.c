@@ -321,7 +321,7 @@ static void kx86_optimized_redirect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fn(5), kx86_opt_expected(5));
 }
 
-/* The lone of the chain a detour hit on @addr's site would take now. */
+/* The chain a detour hit on @addr's site would take now: its lone... */
 static struct kprobe *lone_at(void *addr)
 {
 	struct kprobe *head = get_kprobe(addr), *lone = NULL;
@@ -333,14 +333,45 @@ static struct kprobe *lone_at(void *addr)
 	return lone;
 }
 
+/* ...and its solo. */
+static struct kprobe *solo_at(void *addr)
+{
+	struct kprobe *head = get_kprobe(addr), *solo = NULL;
+
+	rcu_read_lock();
+	if (head && kprobe_is_site(head))
+		solo = rcu_dereference(to_site(head)->chain)->solo;
+	rcu_read_unlock();
+	return solo;
+}
+
+/* Which probe a fault in each handler would be given to. */
+static struct kprobe *in_handler_pre, *in_handler_post;
+
+static int note_in_handler_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	hits++;
+	in_handler_pre = __this_cpu_read(kprobe_in_handler);
+	return 0;
+}
+
+static void note_in_handler_post(struct kprobe *kp, struct pt_regs *regs,
+				 unsigned long flags)
+{
+	posts++;
+	in_handler_post = __this_cpu_read(kprobe_in_handler);
+}
+
 /*
  * A site whose chain is one plain probe runs it without the walk; each
  * change of the chain's shape (a second probe, a post_handler, the first
  * probe leaving, disabled and enabled again) moves its hits to the walk
  * and back, and every probe counts every call.  A fault in the lone's
- * pre_handler reaches its own fault_handler, as on the walk.
+ * pre_handler reaches its own fault_handler, as on the walk.  A probe
+ * alone with a post_handler is the chain's solo instead, whose handlers
+ * the post phase calls without the walks, each as the running handler.
  */
-static void kx86_lone_probe_on_detour(struct kunit *test)
+static void kx86_single_probe_on_detour(struct kunit *test)
 {
 	struct kprobe *kp = test_probe(test, &(struct kprobe) {
 		.symbol_name = "kx86_opt_asm", .pre_handler = count_pre });
@@ -372,10 +403,11 @@ static void kx86_lone_probe_on_detour(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fn(3), kx86_opt_expected(3));
 	KUNIT_EXPECT_EQ(test, hits, 4);
 
-	/* A probe alone with a post_handler is no lone: it has a post phase. */
+	/* A second probe with a post_handler: neither lone nor solo. */
 	*kp = (struct kprobe) { .addr = addr, .post_handler = count_post };
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_EXPECT_NULL(test, lone_at(addr));
+	KUNIT_EXPECT_NULL(test, solo_at(addr));
 	KUNIT_EXPECT_EQ(test, fn(4), kx86_opt_expected(4));
 	KUNIT_EXPECT_EQ(test, hits, 5);
 	KUNIT_EXPECT_EQ(test, posts, 1);
@@ -393,6 +425,24 @@ static void kx86_lone_probe_on_detour(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fn(6), kx86_opt_expected(6));
 	KUNIT_EXPECT_EQ(test, hits, 6);
 	unregister_kprobe(other);
+
+	/* Alone with both handlers: the solo, its post phase in the detour. */
+	*kp = (struct kprobe) { .addr = addr, .pre_handler = note_in_handler_pre,
+				.post_handler = note_in_handler_post };
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_NULL(test, lone_at(addr));
+	KUNIT_EXPECT_PTR_EQ(test, solo_at(addr), kp);
+	reset_counts();
+	in_handler_pre = NULL;
+	in_handler_post = NULL;
+	KUNIT_EXPECT_EQ(test, fn(8), kx86_opt_expected(8));
+	KUNIT_EXPECT_EQ(test, hits, 1);
+	KUNIT_EXPECT_EQ(test, posts, 1);
+	KUNIT_EXPECT_PTR_EQ(test, in_handler_pre, kp);
+	KUNIT_EXPECT_PTR_EQ(test, in_handler_post, kp);
+	unregister_kprobe(kp);
+	KUNIT_EXPECT_NULL(test, solo_at(addr));
 
 	/* The lone's fault goes to its fault_handler. */
 	kunit_fault_setup(test);
@@ -1468,7 +1518,7 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_prologue_boosted),
 	KUNIT_CASE(kx86_optimized_probe),
 	KUNIT_CASE(kx86_optimized_redirect),
-	KUNIT_CASE(kx86_lone_probe_on_detour),
+	KUNIT_CASE(kx86_single_probe_on_detour),
 	KUNIT_CASE(kx86_optimized_post_handler),
 	KUNIT_CASE(kx86_no_post_path_at_cli),
 	KUNIT_CASE(kx86_post_in_place),
