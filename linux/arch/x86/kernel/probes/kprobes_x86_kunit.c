@@ -321,29 +321,26 @@ static void kx86_optimized_redirect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fn(5), kx86_opt_expected(5));
 }
 
-/* The chain a detour hit on @addr's site would take now: its lone... */
-static struct kprobe *lone_at(void *addr)
+/*
+ * The chain a detour hit on @addr's site would take now: its solo when
+ * @solo, else its lone.
+ */
+static struct kprobe *single_at(void *addr, bool solo)
 {
-	struct kprobe *head = get_kprobe(addr), *lone = NULL;
+	struct kprobe *head = get_kprobe(addr), *single = NULL;
+	struct kprobe_chain *chain;
 
 	rcu_read_lock();
-	if (head && kprobe_is_site(head))
-		lone = rcu_dereference(to_site(head)->chain)->lone;
+	if (head && kprobe_is_site(head)) {
+		chain = rcu_dereference(to_site(head)->chain);
+		single = solo ? chain->solo : chain->lone;
+	}
 	rcu_read_unlock();
-	return lone;
+	return single;
 }
 
-/* ...and its solo. */
-static struct kprobe *solo_at(void *addr)
-{
-	struct kprobe *head = get_kprobe(addr), *solo = NULL;
-
-	rcu_read_lock();
-	if (head && kprobe_is_site(head))
-		solo = rcu_dereference(to_site(head)->chain)->solo;
-	rcu_read_unlock();
-	return solo;
-}
+#define lone_at(addr)	single_at(addr, false)
+#define solo_at(addr)	single_at(addr, true)
 
 /* Which probe a fault in each handler would be given to. */
 static struct kprobe *in_handler_pre, *in_handler_post;
@@ -1428,6 +1425,48 @@ static void kx86_post_path_keeps_its_chain(struct kunit *test)
 }
 
 /*
+ * The same window for a probe alone at its site, whose hits skip the
+ * walks (the chain's lone, then its solo): unregistering it while
+ * another CPU's hit is held in its pre_handler returns only once that
+ * handler is done, and the solo's post phase still runs, before the
+ * unregister returns.
+ */
+static atomic_t pres_after_return;
+
+static int hold_pre_then_note(struct kprobe *kp, struct pt_regs *regs)
+{
+	hold_pre(kp, regs);
+	if (current == READ_ONCE(post_holder) && READ_ONCE(unregister_returned))
+		atomic_inc(&pres_after_return);
+	return 0;
+}
+
+static void kx86_single_probe_leaves_under_hit(struct kunit *test)
+{
+	struct kprobe *kp = test_probe(test, &(struct kprobe) {
+		.symbol_name = "kx86_opt_asm", .pre_handler = hold_pre_then_note });
+
+	KUNIT_ASSERT_NOT_NULL(test, kx86_opt_fn());
+	atomic_set(&pres_after_return, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_ASSERT_PTR_EQ(test, lone_at(kp->addr), kp);
+	KUNIT_EXPECT_TRUE(test, while_post_hit_held(test, leave_with_post, kp));
+	KUNIT_EXPECT_EQ(test, atomic_read(&pres_after_return), 0);
+
+	*kp = (struct kprobe) { .symbol_name = "kx86_opt_asm",
+				.pre_handler = hold_pre_then_note,
+				.post_handler = count_held_post };
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_ASSERT_PTR_EQ(test, solo_at(kp->addr), kp);
+	KUNIT_EXPECT_TRUE(test, while_post_hit_held(test, leave_with_post, kp));
+	KUNIT_EXPECT_EQ(test, atomic_read(&pres_after_return), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&held_posts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&posts_after_return), 0);
+}
+
+/*
  * A probe registered inside an optimized site's region takes the site's
  * detour away while another CPU keeps running the function.  Slots freed
  * during the case are filled with breakpoints and kept out of reuse, and
@@ -1533,6 +1572,7 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(kx86_gone_head_declines_foreign_int3),
 	KUNIT_CASE(kx86_post_handler_joins_optimized_site),
 	KUNIT_CASE(kx86_post_path_keeps_its_chain),
+	KUNIT_CASE(kx86_single_probe_leaves_under_hit),
 	KUNIT_CASE_SLOW(kx86_probe_inside_region_under_hits),
 	{}
 };
