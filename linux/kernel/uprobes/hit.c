@@ -48,8 +48,10 @@ bool uprobe_breakpoint_trap(struct pt_regs *regs)
 		return false;
 	if (ut && ut->step == UPROBE_STEP_RUNNING) {
 		/* In a slot, only the slot's own breakpoint is ours. */
-		if (arch_uprobe_trap_vaddr(regs) != ut->slot_trap)
+		if (arch_uprobe_trap_vaddr(regs) != ut->slot_trap) {
+			uprobe_xol_report_stray(mm, arch_uprobe_trap_vaddr(regs));
 			return false;
+		}
 		ut->step = UPROBE_STEP_DONE;
 	}
 	set_thread_flag(TIF_UPROBE);
@@ -175,7 +177,6 @@ static void run_handlers(struct uprobe *u, unsigned long vaddr,
 static bool start_step(struct uprobe *u, unsigned long vaddr,
 		       struct pt_regs *regs, struct uprobe_task *ut)
 {
-	u8 code[UPROBE_XOL_SLOT_BYTES];
 	struct xol_area *area;
 	unsigned long slot;
 	unsigned int trap;
@@ -190,13 +191,11 @@ static bool start_step(struct uprobe *u, unsigned long vaddr,
 	 */
 	if (!uprobe_tryget(u))
 		return false;
-	slot = uprobe_xol_take(area);
+	slot = uprobe_xol_take(area, u, &trap);
 	if (!slot) {
 		uprobe_put(u);
 		return false;
 	}
-	trap = arch_uprobe_fill_slot(&u->arch, slot, code);
-	uprobe_xol_fill(area, slot, code, trap + UPROBE_SWBP_INSN_SIZE);
 
 	ut->vaddr = vaddr;
 	ut->slot = slot;
@@ -281,7 +280,8 @@ static void handle_breakpoint(struct pt_regs *regs)
 		smp_rmb();
 		u = find_probe(vaddr);
 		if (!probe_ready(u)) {
-			/* The program's own breakpoint. */
+			/* The program's own breakpoint, or a stray in a slot. */
+			uprobe_xol_report_stray(current->mm, vaddr);
 			force_sig(SIGTRAP);
 			goto out;
 		}

@@ -41,6 +41,7 @@ struct uprobe {
 	struct rb_node		rb;		/* in uprobes_tree */
 	struct hlist_node	hash;		/* in uprobes_hash */
 	refcount_t		ref;
+	u64			xol_key;	/* names its copy in XOL slots */
 	struct inode		*inode;		/* holds a reference */
 	loff_t			offset;
 	loff_t			ref_ctr_offset;
@@ -117,10 +118,10 @@ static inline loff_t uprobe_file_offset(struct vm_area_struct *vma,
 
 /* xol.c: the per-mm area of slots and the return trampoline */
 struct xol_area *uprobe_xol_get(struct mm_struct *mm);
-unsigned long uprobe_xol_take(struct xol_area *area);
-void uprobe_xol_fill(struct xol_area *area, unsigned long slot,
-		     const void *code, size_t len);
+unsigned long uprobe_xol_take(struct xol_area *area, struct uprobe *u,
+			      unsigned int *trap);
 void uprobe_xol_release(struct xol_area *area, unsigned long slot);
+void uprobe_xol_report_stray(struct mm_struct *mm, unsigned long trap);
 unsigned long uprobe_xol_trampoline_vaddr(struct mm_struct *mm);
 void uprobe_dup_xol_work(struct callback_head *work);
 void uprobe_xol_drop(struct mm_struct *mm);

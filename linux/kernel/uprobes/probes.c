@@ -135,12 +135,15 @@ void uprobe_put(struct uprobe *uprobe)
 struct uprobe *uprobe_get_or_create(struct inode *inode, loff_t offset,
 				    loff_t ref_ctr_offset)
 {
+	/* Never reused, so an XOL slot's copy cannot be taken for another's. */
+	static atomic64_t xol_keys = ATOMIC64_INIT(0);
 	struct uprobe *u, *new;
 
 	new = kzalloc(sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&new->ref, 1);
+	new->xol_key = atomic64_inc_return(&xol_keys);
 	new->inode = inode;
 	new->offset = offset;
 	new->ref_ctr_offset = ref_ctr_offset;

@@ -2,28 +2,50 @@
 /*
  * The XOL ("execute out of line") area: one page per mm, mapped the
  * first time a probe there needs it and shown as "[uprobes]" in
- * /proc/<pid>/maps.  Its first slot holds the return trampoline; the
- * others are lent to threads, one each while it runs a probed
- * instruction's copy, and given back when the copy's breakpoint traps.
+ * /proc/<pid>/maps.  Its first slots hold the return trampoline; each
+ * other slot holds the copy of one probe's instruction, followed by a
+ * breakpoint, and every thread stepping that probe runs the same copy.
+ *
+ * A copy is written once and then left alone: a slot's bytes change only
+ * when it is given to another probe, and only while no thread is sent to
+ * it (its user count is claimed from 0 to -1 first, so no hit can join
+ * meanwhile).  A CPU therefore never has to notice that code it may be
+ * about to run changed under it, and a hit of a probe whose copy is
+ * already there writes nothing and needs no cache maintenance.
+ *
  * The page is the kernel's: the user cannot write it, and fork does not
  * copy it (a child that needs it gets its own, see uprobe_dup_xol_work()).
  */
 #include <linux/highmem.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
+#include <kunit/static_stub.h>
 
 #include "internal.h"
 
-#define XOL_SLOTS	(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+/* With big pages, more slots than threads ever step at once is waste. */
+#define XOL_SLOTS	min_t(unsigned int, PAGE_SIZE / UPROBE_XOL_SLOT_BYTES, 256)
+
+/* xol_slot->users while the slot's bytes are being written */
+#define XOL_SLOT_FILLING	(-1)
+
+struct xol_slot {
+	u64		key;	/* uprobe->xol_key of the copy here; 0: none */
+	atomic_t	users;	/* threads sent here, or XOL_SLOT_FILLING */
+	unsigned int	trap;	/* offset of the copy's breakpoint */
+};
 
 struct xol_area {
-	wait_queue_head_t		wq;	/* for a free slot */
-	unsigned long			*slots;	/* bit set: slot in use */
-	struct page			*code_page;
-	unsigned long			base;	/* user address */
+	wait_queue_head_t	wq;		/* for a slot no thread is in */
+	struct mutex		fill_lock;	/* one slot refilled at a time */
+	struct page		*code_page;
+	unsigned long		base;		/* user address */
+	unsigned int		first;		/* the first slot for copies */
+	struct xol_slot		slots[];
 };
 
 /*
@@ -52,7 +74,6 @@ static void xol_area_free(struct xol_area *xa)
 {
 	if (xa->code_page)
 		__free_page(xa->code_page);
-	bitmap_free(xa->slots);
 	kfree(xa);
 }
 
@@ -63,24 +84,24 @@ static struct xol_area *xol_area_alloc(void)
 	size_t size;
 	void *kaddr;
 
-	xa = kzalloc(sizeof(*xa), GFP_KERNEL);
+	xa = kzalloc(struct_size(xa, slots, XOL_SLOTS), GFP_KERNEL);
 	if (!xa)
 		return NULL;
-	xa->slots = bitmap_zalloc(XOL_SLOTS, GFP_KERNEL);
 	xa->code_page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
-	if (!xa->slots || !xa->code_page) {
+	if (!xa->code_page) {
 		xol_area_free(xa);
 		return NULL;
 	}
 	init_waitqueue_head(&xa->wq);
+	mutex_init(&xa->fill_lock);
 
 	tramp = arch_uprobe_trampoline(&size);
 	if (WARN_ON_ONCE(size > UPROBE_XOL_SLOT_BYTES * 2)) {
 		xol_area_free(xa);
 		return NULL;
 	}
-	/* The trampoline keeps the slots it covers. */
-	bitmap_set(xa->slots, 0, DIV_ROUND_UP(size, UPROBE_XOL_SLOT_BYTES));
+	/* The trampoline keeps the slots it covers; no copy goes there. */
+	xa->first = DIV_ROUND_UP(size, UPROBE_XOL_SLOT_BYTES);
 	kaddr = kmap_local_page(xa->code_page);
 	memcpy(kaddr, tramp, size);
 	arch_uprobe_sync_slot(kaddr, 0, size);
@@ -160,61 +181,211 @@ void uprobe_dup_xol_work(struct callback_head *work)
 				    current->pid, ut->xol_dup_vaddr);
 }
 
-/* A hint for sleepers: the slots change under our feet. */
-static bool slots_all_taken(struct xol_area *xa)
+static unsigned long slot_vaddr(struct xol_area *xa, struct xol_slot *slot)
 {
-	/* Racy by design: test_and_set_bit() claims a slot, not this. */
-	return data_race(bitmap_full(xa->slots, XOL_SLOTS));
+	return xa->base + (slot - xa->slots) * UPROBE_XOL_SLOT_BYTES;
+}
+
+/* Where the search for @key's slot starts: keys spread over the slots. */
+static unsigned int slot_home(struct xol_area *xa, u64 key)
+{
+	return xa->first + do_div(key, XOL_SLOTS - xa->first);
+}
+
+static void slot_put(struct xol_area *xa, struct xol_slot *slot)
+{
+	/* Fully ordered: the drop before the look at sleepers. */
+	if (atomic_dec_and_test(&slot->users) && wq_has_sleeper(&xa->wq))
+		wake_up(&xa->wq);
+}
+
+/*
+ * The slot that already holds @key's copy, with a user added, or NULL.
+ * Lockless: a slot being refilled refuses the user, and a slot refilled
+ * between the look at its key and the user's arrival is let go again.
+ */
+static struct xol_slot *slot_get(struct xol_area *xa, u64 key)
+{
+	unsigned int i = slot_home(xa, key), n;
+
+	for (n = xa->first; n < XOL_SLOTS; n++) {
+		struct xol_slot *slot = &xa->slots[i];
+
+		if (READ_ONCE(slot->key) == key) {
+			if (!atomic_inc_unless_negative(&slot->users))
+				return NULL;
+			/* Fully ordered: this key and trap are the copy held. */
+			if (READ_ONCE(slot->key) == key)
+				return slot;
+			slot_put(xa, slot);
+			return NULL;
+		}
+		if (++i == XOL_SLOTS)
+			i = xa->first;
+	}
+	return NULL;
+}
+
+/* The port's copy of @au for the slot at @vaddr; KUnit replaces it. */
+static unsigned int slot_copy(struct arch_uprobe *au, unsigned long vaddr,
+			      u8 *code)
+{
+	KUNIT_STATIC_STUB_REDIRECT(slot_copy, au, vaddr, code);
+	return arch_uprobe_fill_slot(au, vaddr, code);
+}
+
+/* A slot no thread is in, claimed from 0 users so its bytes can change. */
+static struct xol_slot *slot_claim(struct xol_area *xa, unsigned int home,
+				   bool unused_only)
+{
+	unsigned int i = home, n;
+
+	for (n = xa->first; n < XOL_SLOTS; n++) {
+		struct xol_slot *slot = &xa->slots[i];
+
+		if ((!unused_only || !READ_ONCE(slot->key)) &&
+		    atomic_cmpxchg(&slot->users, 0, XOL_SLOT_FILLING) == 0)
+			return slot;
+		if (++i == XOL_SLOTS)
+			i = xa->first;
+	}
+	return NULL;
+}
+
+/*
+ * Write @au's copy for @key into the idle slot nearest its home, one
+ * never used if there is one.  Caller holds fill_lock.
+ *
+ * Return: the slot with us as its only user, or NULL when every slot
+ * has a thread in it.
+ */
+static struct xol_slot *slot_fill(struct xol_area *xa, u64 key,
+				  struct arch_uprobe *au)
+{
+	unsigned int home = slot_home(xa, key), trap, len;
+	u8 code[UPROBE_XOL_SLOT_BYTES];
+	struct xol_slot *slot;
+	unsigned long vaddr;
+	void *kaddr, *at;
+
+	slot = slot_claim(xa, home, true);
+	if (!slot)
+		slot = slot_claim(xa, home, false);
+	if (!slot)
+		return NULL;
+
+	vaddr = slot_vaddr(xa, slot);
+	trap = slot_copy(au, vaddr, code);
+	len = trap + UPROBE_SWBP_INSN_SIZE;
+	if (WARN_ON_ONCE(len > sizeof(code))) {
+		atomic_set(&slot->users, 0);
+		return NULL;
+	}
+	kaddr = kmap_local_page(xa->code_page);
+	at = kaddr + (vaddr - xa->base);
+	memcpy(at, code, len);
+	arch_uprobe_sync_slot(at, vaddr, len);
+	kunmap_local(kaddr);
+	slot->trap = trap;
+	WRITE_ONCE(slot->key, key);
+	/* The copy, key and trap before the first user, who is us. */
+	atomic_set_release(&slot->users, 1);
+	return slot;
+}
+
+/* A hint for sleepers: users come and go under our feet. */
+static bool slot_idle(struct xol_area *xa)
+{
+	unsigned int i;
+
+	for (i = xa->first; i < XOL_SLOTS; i++)
+		if (atomic_read(&xa->slots[i].users) == 0)
+			return true;
+	return false;
 }
 
 /**
- * uprobe_xol_take() - lend the current thread a slot
+ * uprobe_xol_take() - send the current thread to the slot of @u's copy
  * @xa: the current mm's area
+ * @u: the probe whose instruction is to run out of line
+ * @trap: set to the offset of the copy's breakpoint in the slot
  *
- * Sleeps until one is free.
+ * Threads stepping the same probe share its slot; the copy is written
+ * only when the probe has none.  Sleeps while every slot has a thread in
+ * it.
  *
  * Return: the slot's address, or 0 when a fatal signal came first.
  */
-unsigned long uprobe_xol_take(struct xol_area *xa)
+unsigned long uprobe_xol_take(struct xol_area *xa, struct uprobe *u,
+			      unsigned int *trap)
 {
-	unsigned long i;
+	struct xol_slot *slot;
 
 	for (;;) {
-		/*
-		 * Racy by design: other threads take and free slots
-		 * meanwhile, and test_and_set_bit() decides which is ours.
-		 */
-		i = data_race(find_first_zero_bit(xa->slots, XOL_SLOTS));
-		if (i < XOL_SLOTS) {
-			if (!test_and_set_bit(i, xa->slots))
-				return xa->base + i * UPROBE_XOL_SLOT_BYTES;
-			continue;
-		}
-		if (wait_event_killable(xa->wq, !slots_all_taken(xa)))
+		slot = slot_get(xa, u->xol_key);
+		if (slot)
+			break;
+		if (mutex_lock_killable(&xa->fill_lock))
+			return 0;
+		/* Another thread may have written it meanwhile. */
+		slot = slot_get(xa, u->xol_key);
+		if (!slot)
+			slot = slot_fill(xa, u->xol_key, &u->arch);
+		mutex_unlock(&xa->fill_lock);
+		if (slot)
+			break;
+		if (wait_event_killable(xa->wq, slot_idle(xa)))
 			return 0;
 	}
+	*trap = slot->trap;
+	return slot_vaddr(xa, slot);
 }
 
-/* Write @len bytes of @code to @slot, ready to be run. */
-void uprobe_xol_fill(struct xol_area *xa, unsigned long slot,
-		     const void *code, size_t len)
+/**
+ * uprobe_xol_release() - the current thread is out of its slot
+ * @xa: the current mm's area
+ * @vaddr: the slot's address, from uprobe_xol_take()
+ */
+void uprobe_xol_release(struct xol_area *xa, unsigned long vaddr)
 {
-	void *kaddr = kmap_local_page(xa->code_page);
-	void *at = kaddr + (slot - xa->base);
+	slot_put(xa, &xa->slots[(vaddr - xa->base) / UPROBE_XOL_SLOT_BYTES]);
+}
 
-	memcpy(at, code, len);
-	arch_uprobe_sync_slot(at, slot, len);
+/*
+ * A breakpoint trapped in the area that is not the one the thread was
+ * sent to: the thread is lost (it gets the SIGTRAP), but the log says
+ * what it ran, what it should have and what the slot holds, so that a
+ * bug of the engine can be told from a CPU (or an emulator) that ran
+ * something else.
+ */
+void uprobe_xol_report_stray(struct mm_struct *mm, unsigned long trap)
+{
+	/* Pairs with the release in xol_area_create(). */
+	struct xol_area *xa = smp_load_acquire(&mm->uprobes_state.xol_area);
+	struct uprobe_task *ut = current->utask;
+	struct xol_slot *slot;
+	unsigned long at;
+	u8 code[UPROBE_XOL_SLOT_BYTES];
+	void *kaddr;
+
+	if (!xa || trap < xa->base || trap >= xa->base + PAGE_SIZE)
+		return;
+	at = ALIGN_DOWN(trap, UPROBE_XOL_SLOT_BYTES);
+	slot = &xa->slots[(at - xa->base) / UPROBE_XOL_SLOT_BYTES];
+	kaddr = kmap_local_page(xa->code_page);
+	memcpy(code, kaddr + (at - xa->base), sizeof(code));
 	kunmap_local(kaddr);
+	/* Other threads may refill the slot meanwhile: a snapshot. */
+	pr_warn_ratelimited("uprobes: pid %d: stray breakpoint at %#lx, in the slot of key %llu (%d users, breakpoint at +%u) holding %*phN; the thread: step %d, slot %#lx, breakpoint %#lx, probe %#lx\n",
+			    current->pid, trap,
+			    data_race(slot->key), /* a snapshot, see above */
+			    atomic_read(&slot->users),
+			    data_race(slot->trap), /* the same */
+			    (int)sizeof(code), code, ut ? ut->step : -1,
+			    ut ? ut->slot : 0, ut ? ut->slot_trap : 0,
+			    ut ? ut->vaddr : 0);
 }
-
-void uprobe_xol_release(struct xol_area *xa, unsigned long slot)
-{
-	clear_bit((slot - xa->base) / UPROBE_XOL_SLOT_BYTES, xa->slots);
-	/* The free slot before the look at sleepers, who look after queueing. */
-	smp_mb__after_atomic();
-	if (wq_has_sleeper(&xa->wq))
-		wake_up(&xa->wq);
-}
+NOKPROBE_SYMBOL(uprobe_xol_report_stray);
 
 unsigned long uprobe_xol_trampoline_vaddr(struct mm_struct *mm)
 {
@@ -248,3 +419,7 @@ void uprobe_xol_drop(struct mm_struct *mm)
 		xol_area_free(xa);
 	mm->uprobes_state.xol_area = NULL;
 }
+
+#ifdef CONFIG_UPROBES_KUNIT_TEST
+#include "xol_kunit.c"
+#endif

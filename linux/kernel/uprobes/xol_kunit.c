@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit cases of the XOL slots, included by xol.c so they can reach an
+ * area that no mm maps and replace the port's copy with one that names
+ * its probe.
+ *
+ * What they pin: threads stepping one probe share one slot, written
+ * once; a slot a thread is in is never rewritten, even when every slot
+ * is taken and another probe needs one (that probe waits); and a slot
+ * being rewritten takes no user.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+
+#define TEST_TRAP	4	/* where the fake copy puts its breakpoint */
+
+static atomic_t copies_made;
+
+/* A fake copy: TEST_TRAP bytes of the probe's key, then a breakpoint. */
+static unsigned int named_copy(struct arch_uprobe *au, unsigned long vaddr,
+			       u8 *code)
+{
+	struct uprobe *u = container_of(au, struct uprobe, arch);
+	uprobe_opcode_t bp = UPROBE_SWBP_INSN;
+
+	atomic_inc(&copies_made);
+	memset(code, (u8)u->xol_key, TEST_TRAP);
+	memcpy(code + TEST_TRAP, &bp, UPROBE_SWBP_INSN_SIZE);
+	return TEST_TRAP;
+}
+
+static struct xol_area *test_area(struct kunit *test)
+{
+	struct xol_area *xa = xol_area_alloc();
+
+	KUNIT_ASSERT_NOT_NULL(test, xa);
+	xa->base = 0x7f0000000000UL;
+	atomic_set(&copies_made, 0);
+	kunit_activate_static_stub(test, slot_copy, named_copy);
+	return xa;
+}
+
+static struct uprobe *test_probes(struct kunit *test, unsigned int n)
+{
+	struct uprobe *u = kunit_kcalloc(test, n, sizeof(*u), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	for (i = 0; i < n; i++)
+		u[i].xol_key = 1000 + i;
+	return u;
+}
+
+static unsigned int copies(void)
+{
+	return atomic_read(&copies_made);
+}
+
+static u8 slot_byte(struct xol_area *xa, unsigned long vaddr)
+{
+	u8 *kaddr = kmap_local_page(xa->code_page);
+	u8 b = kaddr[vaddr - xa->base];
+
+	kunmap_local(kaddr);
+	return b;
+}
+
+/* Every copy slot taken, by probes u[0..], and their addresses. */
+static unsigned long *take_every_slot(struct kunit *test,
+				      struct xol_area *xa, struct uprobe *u)
+{
+	unsigned int n = XOL_SLOTS - xa->first, i, trap;
+	unsigned long *at = kunit_kcalloc(test, n, sizeof(*at), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, at);
+	for (i = 0; i < n; i++) {
+		at[i] = uprobe_xol_take(xa, &u[i], &trap);
+		KUNIT_ASSERT_NE(test, at[i], 0UL);
+		KUNIT_EXPECT_GE(test, at[i],
+				xa->base + xa->first * UPROBE_XOL_SLOT_BYTES);
+		KUNIT_EXPECT_EQ(test, slot_byte(xa, at[i]), (u8)u[i].xol_key);
+	}
+	return at;
+}
+
+static void one_probe_one_copy(struct kunit *test)
+{
+	struct xol_area *xa = test_area(test);
+	struct uprobe *u = test_probes(test, 2);
+	unsigned long a, b, c;
+	unsigned int trap;
+
+	a = uprobe_xol_take(xa, &u[0], &trap);
+	KUNIT_EXPECT_EQ(test, trap, TEST_TRAP);
+	b = uprobe_xol_take(xa, &u[0], &trap);
+	KUNIT_EXPECT_EQ_MSG(test, a, b, "two threads of one probe, two slots");
+	KUNIT_EXPECT_EQ(test, copies(), 1);
+	c = uprobe_xol_take(xa, &u[1], &trap);
+	KUNIT_EXPECT_NE(test, a, c);
+	KUNIT_EXPECT_EQ(test, copies(), 2);
+
+	/* Left by every thread, the copy stays for the next hit. */
+	uprobe_xol_release(xa, a);
+	uprobe_xol_release(xa, b);
+	uprobe_xol_release(xa, c);
+	KUNIT_EXPECT_EQ(test, uprobe_xol_take(xa, &u[0], &trap), a);
+	KUNIT_EXPECT_EQ(test, copies(), 2);
+	uprobe_xol_release(xa, a);
+	xol_area_free(xa);
+}
+
+static void refilling_slot_takes_no_user(struct kunit *test)
+{
+	struct xol_area *xa = test_area(test);
+	struct uprobe *u = test_probes(test, 1);
+	struct xol_slot *slot;
+	unsigned long a;
+	unsigned int trap;
+
+	a = uprobe_xol_take(xa, &u[0], &trap);
+	uprobe_xol_release(xa, a);
+	slot = &xa->slots[(a - xa->base) / UPROBE_XOL_SLOT_BYTES];
+	/* As slot_fill() leaves it while it writes. */
+	KUNIT_ASSERT_EQ(test, atomic_cmpxchg(&slot->users, 0, XOL_SLOT_FILLING), 0);
+	KUNIT_EXPECT_NULL(test, slot_get(xa, u[0].xol_key));
+	KUNIT_EXPECT_EQ(test, atomic_read(&slot->users), XOL_SLOT_FILLING);
+	atomic_set(&slot->users, 0);
+	KUNIT_EXPECT_PTR_EQ(test, slot_get(xa, u[0].xol_key), slot);
+	slot_put(xa, slot);
+	xol_area_free(xa);
+}
+
+static void busy_slot_never_rewritten(struct kunit *test)
+{
+	struct xol_area *xa = test_area(test);
+	unsigned int n = XOL_SLOTS - xa->first, i, trap;
+	struct uprobe *u = test_probes(test, n + 1);
+	unsigned long *at = take_every_slot(test, xa, u), again;
+
+	KUNIT_EXPECT_EQ(test, copies(), n);
+	mutex_lock(&xa->fill_lock);
+	KUNIT_EXPECT_NULL(test, slot_fill(xa, u[n].xol_key, &u[n].arch));
+	mutex_unlock(&xa->fill_lock);
+	KUNIT_EXPECT_EQ(test, copies(), n);
+
+	/* The one slot left goes to the new probe; the others keep theirs. */
+	uprobe_xol_release(xa, at[n / 2]);
+	again = uprobe_xol_take(xa, &u[n], &trap);
+	KUNIT_EXPECT_EQ(test, again, at[n / 2]);
+	KUNIT_EXPECT_EQ(test, slot_byte(xa, again), (u8)u[n].xol_key);
+	for (i = 0; i < n; i++) {
+		if (i != n / 2)
+			KUNIT_EXPECT_EQ(test, slot_byte(xa, at[i]),
+					(u8)u[i].xol_key);
+	}
+	for (i = 0; i < n; i++)
+		uprobe_xol_release(xa, at[i]);
+	xol_area_free(xa);
+}
+
+struct taker {
+	struct kunit *test;
+	struct xol_area *xa;
+	struct uprobe *u;
+	unsigned long got;
+	struct completion done;
+};
+
+static int take_in_thread(void *arg)
+{
+	struct taker *t = arg;
+	unsigned int trap;
+
+	/* The stubbed copy is the test's, and stubs follow current. */
+	current->kunit_test = t->test;
+	t->got = uprobe_xol_take(t->xa, t->u, &trap);
+	complete(&t->done);
+	return 0;
+}
+
+/*
+ * The window a refill must not open: every slot has a thread in it and
+ * another probe is hit.  The second thread is held asleep in the take
+ * until a slot is left; nothing is written meanwhile.
+ */
+static void full_area_waits(struct kunit *test)
+{
+	struct xol_area *xa = test_area(test);
+	unsigned int n = XOL_SLOTS - xa->first, i, ms;
+	struct uprobe *u = test_probes(test, n + 1);
+	unsigned long *at = take_every_slot(test, xa, u);
+	struct task_struct *tsk;
+	struct taker t = { .test = test, .xa = xa, .u = &u[n] };
+
+	init_completion(&t.done);
+	tsk = kthread_run(take_in_thread, &t, "xol_kunit");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tsk));
+	for (ms = 0; ms < 20000 && !wq_has_sleeper(&xa->wq); ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_TRUE_MSG(test, wq_has_sleeper(&xa->wq),
+			      "the take did not wait for a slot");
+	KUNIT_EXPECT_FALSE(test, completion_done(&t.done));
+	KUNIT_EXPECT_EQ(test, copies(), n);
+
+	uprobe_xol_release(xa, at[0]);
+	if (!wait_for_completion_timeout(&t.done, 20 * HZ)) {
+		/* The thread still uses the area: leak it, never free it. */
+		KUNIT_FAIL(test, "a slot was left and the take still waits");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, t.got, at[0]);
+	KUNIT_EXPECT_EQ(test, slot_byte(xa, at[0]), (u8)u[n].xol_key);
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_EQ(test, slot_byte(xa, at[i]), (u8)u[i].xol_key);
+	uprobe_xol_release(xa, t.got);
+	for (i = 1; i < n; i++)
+		uprobe_xol_release(xa, at[i]);
+	xol_area_free(xa);
+}
+
+static struct kunit_case xol_cases[] = {
+	KUNIT_CASE(one_probe_one_copy),
+	KUNIT_CASE(refilling_slot_takes_no_user),
+	KUNIT_CASE(busy_slot_never_rewritten),
+	KUNIT_CASE(full_area_waits),
+	{}
+};
+
+static struct kunit_suite xol_suite = {
+	.name = "uprobes_xol",
+	.test_cases = xol_cases,
+};
+
+kunit_test_suite(xol_suite);
