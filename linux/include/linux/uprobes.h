@@ -103,6 +103,8 @@ struct return_instance {
  * @slot: the thread's XOL slot while it has one
  * @slot_trap: the breakpoint that ends the code in @slot
  * @autask: the port's state for the step
+ * @signal_held: the step took TIF_SIGPENDING away (uprobe_deny_signal());
+ *	its end recalculates it
  * @in_handler: a consumer's handler is running (registration calls
  *	from it are deferred)
  * @xol_dup_work: in a forked child, maps the XOL area its inherited
@@ -125,6 +127,7 @@ struct uprobe_task {
 	unsigned long			slot;
 	unsigned long			slot_trap;
 	struct arch_uprobe_task		autask;
+	bool				signal_held;
 
 	bool				in_handler;
 

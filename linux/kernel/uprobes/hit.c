@@ -235,10 +235,17 @@ static void finish_step(struct uprobe_task *ut, struct pt_regs *regs)
 	ut->step = UPROBE_STEP_NONE;
 	uprobe_put(u);
 
-	/* Signals held back during the step may go now. */
-	spin_lock_irq(&current->sighand->siglock);
-	recalc_sigpending();
-	spin_unlock_irq(&current->sighand->siglock);
+	/*
+	 * Signals held back during the step may go now.  Only a step that
+	 * held one back took TIF_SIGPENDING away; the others leave the
+	 * process's siglock alone.
+	 */
+	if (ut->signal_held) {
+		ut->signal_held = false;
+		spin_lock_irq(&current->sighand->siglock);
+		recalc_sigpending();
+		spin_unlock_irq(&current->sighand->siglock);
+	}
 
 	if (err)
 		force_sig(SIGILL);
@@ -345,6 +352,7 @@ bool uprobe_deny_signal(void)
 	spin_lock_irq(&current->sighand->siglock);
 	clear_thread_flag(TIF_SIGPENDING);
 	spin_unlock_irq(&current->sighand->siglock);
+	ut->signal_held = true;
 	if (abandon) {
 		ut->step = UPROBE_STEP_FAULTED;
 		set_thread_flag(TIF_UPROBE);
