@@ -15,7 +15,15 @@
  * With mode=cb every instruction calls a plain callback instead, which
  * adds one to that instruction's counter (atomically, for vCPUs on host
  * threads of their own): slower, but it leaves the guest's own code as
- * it is.  QEMU 10.0's inline ops do not on single-threaded TCG (no
+ * it is.
+ *
+ * Each instruction is also classified once, when translated: an atomic
+ * read-modify-write of memory (x86: a lock prefix, or xchg with a memory
+ * operand; arm64: an LSE atomic, a compare-and-swap, or the store half
+ * of an exclusive pair) gets a third field, "a", on its line, so that
+ * report.py can say how many of them a hit runs, and where.
+ *
+ * QEMU 10.0's inline ops do not on single-threaded TCG (no
  * CF_PARALLEL): there gen_plugin_u64_ptr() (accel/tcg/plugin-gen.c)
  * takes the vCPU index as a TCG constant and multiplies that constant
  * in place by the scoreboard's element size, so on vCPU 1 the rest of
@@ -44,6 +52,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 static struct qemu_plugin_scoreboard **boards;
 static uint64_t *pcs;
+static uint8_t *is_atomic;	/* per counter, as pcs */
+static bool arm64;
 static size_t nboards, used;
 static uint32_t *table;		/* open addressing; 1 + index, 0 = free */
 static GMutex lock;
@@ -75,7 +85,8 @@ static size_t counter_for(uint64_t pc)
 		boards = realloc(boards, (nboards + 1) * sizeof(*boards));
 		cb_chunks = realloc(cb_chunks, (nboards + 1) * sizeof(*cb_chunks));
 		pcs = realloc(pcs, (nboards + 1) * CHUNK * sizeof(*pcs));
-		if (!boards || !cb_chunks || !pcs) {
+		is_atomic = realloc(is_atomic, (nboards + 1) * CHUNK);
+		if (!boards || !cb_chunks || !pcs || !is_atomic) {
 			fprintf(stderr, "insnprof: out of memory\n");
 			exit(1);
 		}
@@ -92,12 +103,65 @@ static size_t counter_for(uint64_t pc)
 		nboards++;
 	}
 	pcs[used] = pc;
+	is_atomic[used] = 0;
 	table[h] = ++used;
 	if (used * 2 > mask) {
 		fprintf(stderr, "insnprof: more instructions than the table holds\n");
 		exit(1);
 	}
 	return used - 1;
+}
+
+/* x86-64: a lock prefix, or xchg (which locks by itself) with memory. */
+static bool x86_atomic(const uint8_t *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		switch (b[i]) {
+		case 0xf0:
+			return true;
+		case 0x66: case 0x67: case 0xf2: case 0xf3:
+		case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
+			continue;
+		}
+		if ((b[i] & 0xf0) == 0x40)	/* REX */
+			continue;
+		return (b[i] == 0x86 || b[i] == 0x87) && i + 1 < len &&
+		       (b[i + 1] >> 6) != 3;
+	}
+	return false;
+}
+
+/* arm64: LSE atomics (not LDAPR), CAS/CASP, and STXR/STLXR/STXP. */
+static bool arm64_atomic(uint32_t w)
+{
+	if ((w & 0x3f200c00) == 0x38200000)	/* LDADD...SWP, LDAPR */
+		return !((w >> 15) & 1 && ((w >> 12) & 7) == 4);
+	if ((w & 0x3f000000) == 0x08000000) {	/* load/store exclusive */
+		bool o2 = (w >> 23) & 1, l = (w >> 22) & 1, o1 = (w >> 21) & 1;
+
+		if (o2)
+			return o1;		/* CAS; LDAR/STLR are plain */
+		if (o1 && !(w >> 31))
+			return true;		/* CASP */
+		return !l;			/* STXR, STXP and their -L forms */
+	}
+	return false;
+}
+
+static bool insn_is_atomic(const struct qemu_plugin_insn *insn)
+{
+	uint8_t b[16];
+	size_t len = qemu_plugin_insn_data(insn, b, sizeof(b));
+	uint32_t w;
+
+	if (!arm64)
+		return x86_atomic(b, len);
+	if (len < 4)
+		return false;
+	memcpy(&w, b, 4);
+	return arm64_atomic(w);
 }
 
 static uint64_t *cb_counter(size_t i)
@@ -121,6 +185,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 		g_mutex_lock(&lock);
 		i_at = counter_for(qemu_plugin_insn_vaddr(insn));
+		is_atomic[i_at] = insn_is_atomic(insn);
 		if (use_cb)
 			n = cb_counter(i_at);
 		else
@@ -149,7 +214,8 @@ static void at_exit(qemu_plugin_id_t id, void *unused)
 				    : qemu_plugin_u64_sum(counter_at(i));
 
 		if (n)
-			fprintf(f, "%" PRIx64 " %" PRIu64 "\n", pcs[i], n);
+			fprintf(f, "%" PRIx64 " %" PRIu64 "%s\n", pcs[i], n,
+				is_atomic[i] ? " a" : "");
 	}
 	fclose(f);
 }
@@ -169,6 +235,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			fprintf(stderr, "insnprof: unknown argument %s\n", argv[i]);
 			return -1;
 		}
+	arm64 = !strcmp(info->target_name, "aarch64");
 	table = calloc(1u << TABLE_BITS, sizeof(*table));
 	if (!table)
 		return -1;

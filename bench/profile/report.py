@@ -6,6 +6,9 @@
       calls PROF made more than BASE: instructions per hit, by function
   report.py --annotate VMLINUX PROF N FUNCTION
       FUNCTION's disassembly, each instruction with its count / N
+After the table, the atomic read-modify-writes of memory the plugin
+marked (x86 lock prefix or xchg with memory, arm64 LSE atomics, CAS and
+store-exclusives) per hit, by function, kernel and user alike.
 User-space addresses are summed as "[user]"; arm64 mapping symbols ($x,
 $d) are not functions and are skipped.  Kernel addresses outside the
 image (_text to _end) are module text or kprobe slots (the out-of-line
@@ -99,17 +102,20 @@ def place_module(ko, pcs):
     return good[0][1], size, funcs
 
 
-def counts(path):
+def counts(path, atomic_only=False):
     with open(path) as f:
         for line in f:
-            pc, n = line.split()
-            yield int(pc, 16), int(n)
+            f3 = line.split()
+            if atomic_only and f3[2:] != ["a"]:
+                continue
+            yield int(f3[0], 16), int(f3[1])
 
 
-def by_function(path, syms, bounds=(0, 1 << 64), modules=()):
+def by_function(path, syms, bounds=(0, 1 << 64), modules=(),
+                atomic_only=False):
     addrs = [a for a, _ in syms]
     tot = collections.Counter()
-    for pc, n in counts(path):
+    for pc, n in counts(path, atomic_only):
         if pc < 0xffff000000000000:
             tot["[user]"] += n
             continue
@@ -171,6 +177,14 @@ def main(args):
         if abs(v) >= least:
             print(f"{v:9.1f} {k}")
     print(f"{sum(diff.values()):9.1f} in all (boot noise included)")
+    a = by_function(base, syms, bounds, modules, True)
+    b = by_function(prof, syms, bounds, modules, True)
+    diff = {k: (b[k] - a[k]) / n for k in set(a) | set(b)}
+    print("atomic read-modify-writes per hit:")
+    for k, v in sorted(diff.items(), key=lambda x: -abs(x[1])):
+        if abs(v) >= 0.05:
+            print(f"{v:9.2f} {k}")
+    print(f"{sum(diff.values()):9.2f} in all (boot noise included)")
     return 0
 
 
