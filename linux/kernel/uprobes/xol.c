@@ -368,7 +368,8 @@ void uprobe_xol_report_stray(struct mm_struct *mm, unsigned long trap)
 	u8 code[UPROBE_XOL_SLOT_BYTES];
 	void *kaddr;
 
-	if (!xa || trap < xa->base || trap >= xa->base + PAGE_SIZE)
+	if (!xa || trap < xa->base ||
+	    trap >= xa->base + XOL_SLOTS * UPROBE_XOL_SLOT_BYTES)
 		return;
 	at = ALIGN_DOWN(trap, UPROBE_XOL_SLOT_BYTES);
 	slot = &xa->slots[(at - xa->base) / UPROBE_XOL_SLOT_BYTES];
