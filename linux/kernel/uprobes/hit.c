@@ -189,21 +189,19 @@ static bool start_step(struct uprobe *u, unsigned long vaddr,
 	 * breakpoints are gone or going, so the thread just runs into the
 	 * instruction again.
 	 */
-	if (!uprobe_tryget(u))
+	if (!uprobe_hit_get(u))
 		return false;
-	slot = uprobe_xol_take(area, u, &trap);
+	slot = uprobe_xol_enter(area, ut, u, &trap);
 	if (!slot) {
-		uprobe_put(u);
+		uprobe_hit_put(u);
 		return false;
 	}
 
 	ut->vaddr = vaddr;
-	ut->slot = slot;
 	ut->slot_trap = slot + trap;
 	if (arch_uprobe_pre_xol(&u->arch, regs, ut)) {
-		uprobe_xol_release(area, slot);
-		ut->slot = 0;
-		uprobe_put(u);
+		uprobe_xol_leave(area, ut);
+		uprobe_hit_put(u);
 		return false;
 	}
 	ut->stepping = u;
@@ -229,11 +227,10 @@ static void finish_step(struct uprobe_task *ut, struct pt_regs *regs)
 	else
 		arch_uprobe_abort_xol(&u->arch, regs, ut);
 
-	uprobe_xol_release(area, ut->slot);
-	ut->slot = 0;
+	uprobe_xol_leave(area, ut);
 	ut->stepping = NULL;
 	ut->step = UPROBE_STEP_NONE;
-	uprobe_put(u);
+	uprobe_hit_put(u);
 
 	/*
 	 * Signals held back during the step may go now.  Only a step that

@@ -118,13 +118,11 @@ void uprobe_free_utask(struct task_struct *t)
 
 	if (!ut)
 		return;
-	if (ut->stepping) {
-		struct xol_area *area = t->mm ? t->mm->uprobes_state.xol_area : NULL;
-
-		if (area && ut->slot)
-			uprobe_xol_release(area, ut->slot);
-		uprobe_put(ut->stepping);
-	}
+	/* A slot is held after a step too (see xol.c), in @t's mm. */
+	if (ut->slot && t->mm && t->mm->uprobes_state.xol_area)
+		uprobe_xol_forget(t->mm->uprobes_state.xol_area, ut);
+	if (ut->stepping)
+		uprobe_hit_put(ut->stepping);
 	uprobe_free_return_instances(ut);
 	kfree(ut);
 	t->utask = NULL;

@@ -9,10 +9,13 @@
  * file there and that some consumer's filter accepts; nothing records
  * which mms those are, the file's reverse map finds them again.
  *
- * Lifetimes.  Each registered consumer holds a reference on its uprobe;
- * so does each pending return instance and each thread stepping it.  The
- * last reference unhashes it and frees it after an SRCU grace period,
- * which is what hits run under: handlers may sleep.
+ * Lifetimes.  Each registered consumer holds a reference on its uprobe
+ * (->ref); the last one unhashes it.  A hit runs under uprobes_srcu, but
+ * a thread stepping the probe's copy and a pending return instance hold
+ * it past their read-side section: they count in ->hits, a per-CPU
+ * reference that many threads of one process can take and drop at once
+ * without sharing a cache line.  The unhashing kills ->hits, and the
+ * probe is freed an SRCU grace period after the last of those is gone.
  *
  * Locks, outermost first:
  *   uprobe->register_rwsem (one registration change at a time)
@@ -29,6 +32,7 @@
 
 #include <linux/uprobes.h>
 #include <linux/uprobes_arch.h>
+#include <linux/percpu-refcount.h>
 #include <linux/percpu-rwsem.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
@@ -40,7 +44,8 @@
 struct uprobe {
 	struct rb_node		rb;		/* in uprobes_tree */
 	struct hlist_node	hash;		/* in uprobes_hash */
-	refcount_t		ref;
+	refcount_t		ref;		/* registrations, walks */
+	struct percpu_ref	hits;		/* steps, return instances */
 	u64			xol_key;	/* names its copy in XOL slots */
 	struct inode		*inode;		/* holds a reference */
 	loff_t			offset;
@@ -72,6 +77,27 @@ struct uprobe *uprobe_lookup_rcu(struct inode *inode, loff_t offset);
 struct uprobe *uprobe_get(struct uprobe *uprobe);
 void uprobe_put(struct uprobe *uprobe);
 bool uprobe_tryget(struct uprobe *uprobe);
+
+/*
+ * A hit's hold on the probe it found under SRCU, for a step or a return
+ * instance: refused once the probe is unhashed, so nothing new starts on
+ * a probe on its way out.
+ */
+static inline bool uprobe_hit_get(struct uprobe *uprobe)
+{
+	return percpu_ref_tryget_live(&uprobe->hits);
+}
+
+/* Another hold for a copy of a return instance (fork). */
+static inline void uprobe_hit_dup(struct uprobe *uprobe)
+{
+	percpu_ref_get(&uprobe->hits);
+}
+
+static inline void uprobe_hit_put(struct uprobe *uprobe)
+{
+	percpu_ref_put(&uprobe->hits);
+}
 bool uprobes_any(void);
 int uprobes_in_range(struct inode *inode, loff_t start, loff_t end,
 		     struct uprobe **out, int max);
@@ -118,9 +144,10 @@ static inline loff_t uprobe_file_offset(struct vm_area_struct *vma,
 
 /* xol.c: the per-mm area of slots and the return trampoline */
 struct xol_area *uprobe_xol_get(struct mm_struct *mm);
-unsigned long uprobe_xol_take(struct xol_area *area, struct uprobe *u,
-			      unsigned int *trap);
-void uprobe_xol_release(struct xol_area *area, unsigned long slot);
+unsigned long uprobe_xol_enter(struct xol_area *area, struct uprobe_task *ut,
+			       struct uprobe *u, unsigned int *trap);
+void uprobe_xol_leave(struct xol_area *area, struct uprobe_task *ut);
+void uprobe_xol_forget(struct xol_area *area, struct uprobe_task *ut);
 void uprobe_xol_report_stray(struct mm_struct *mm, unsigned long trap);
 unsigned long uprobe_xol_trampoline_vaddr(struct mm_struct *mm);
 void uprobe_dup_xol_work(struct callback_head *work);

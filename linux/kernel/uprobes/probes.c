@@ -5,9 +5,10 @@
  * A hit looks its probe up by hash without locks (under uprobes_srcu); an
  * mmap asks for every probe of a file within a range, which the rbtree
  * answers.  Both are changed together under uprobes_tree_lock.  A probe
- * stays findable while it has references and is freed one SRCU grace
- * period after the last one goes, so a hit that found it may keep using
- * it until it leaves its read-side section.
+ * stays findable while it has references; once the last one goes and
+ * no step or return instance holds it any more, it is freed one SRCU
+ * grace period later, so a hit that found it may keep using it until it
+ * leaves its read-side section.
  */
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -107,7 +108,16 @@ static void uprobe_free_rcu(struct rcu_head *head)
 {
 	struct uprobe *u = container_of(head, struct uprobe, rcu);
 
+	percpu_ref_exit(&u->hits);
 	kfree(u);
+}
+
+/* The last step or return instance is over (any context). */
+static void uprobe_hits_gone(struct percpu_ref *hits)
+{
+	struct uprobe *u = container_of(hits, struct uprobe, hits);
+
+	call_srcu(&uprobes_srcu, &u->rcu, uprobe_free_rcu);
 }
 
 void uprobe_put(struct uprobe *uprobe)
@@ -120,7 +130,11 @@ void uprobe_put(struct uprobe *uprobe)
 
 	uprobe_ref_ctr_forget_uprobe(uprobe);
 	iput(uprobe->inode);
-	call_srcu(&uprobes_srcu, &uprobe->rcu, uprobe_free_rcu);
+	/*
+	 * Holders of ->hits use only the copy and the consumer list, which
+	 * stay; the kill refuses new ones, and the last put frees.
+	 */
+	percpu_ref_kill(&uprobe->hits);
 }
 
 /**
@@ -142,6 +156,10 @@ struct uprobe *uprobe_get_or_create(struct inode *inode, loff_t offset,
 	new = kzalloc(sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return ERR_PTR(-ENOMEM);
+	if (percpu_ref_init(&new->hits, uprobe_hits_gone, 0, GFP_KERNEL)) {
+		kfree(new);
+		return ERR_PTR(-ENOMEM);
+	}
 	refcount_set(&new->ref, 1);
 	new->xol_key = atomic64_inc_return(&xol_keys);
 	new->inode = inode;
@@ -163,6 +181,7 @@ again:
 			goto again;
 		}
 		spin_unlock(&uprobes_tree_lock);
+		percpu_ref_exit(&new->hits);
 		kfree(new);
 		if (u->ref_ctr_offset != ref_ctr_offset) {
 			pr_warn("uprobes: ref_ctr_offset mismatch at inode %lu offset %#llx: %#llx registered, %#llx asked\n",

@@ -31,10 +31,10 @@ static struct return_instance *ri_alloc(struct uprobe_task *ut)
 	return kmalloc(sizeof(*ri), GFP_KERNEL);
 }
 
-/* Unlinked @ri goes to the cache, its probe reference dropped. */
+/* Unlinked @ri goes to the cache, its hold on the probe dropped. */
 static void ri_recycle(struct uprobe_task *ut, struct return_instance *ri)
 {
-	uprobe_put(ri->probe);
+	uprobe_hit_put(ri->probe);
 	ri->next = ut->ri_cache;
 	ut->ri_cache = ri;
 }
@@ -84,7 +84,7 @@ void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	 * Found under SRCU, the probe may be past its last reference, on its
 	 * way out: no return for it then.
 	 */
-	if (!uprobe_tryget(uprobe))
+	if (!uprobe_hit_get(uprobe))
 		goto unused;
 
 	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
@@ -116,7 +116,7 @@ void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	ut->depth++;
 	return;
 unused_put:
-	uprobe_put(uprobe);
+	uprobe_hit_put(uprobe);
 unused:
 	ri->next = ut->ri_cache;
 	ut->ri_cache = ri;
@@ -213,7 +213,7 @@ int uprobe_dup_return_instances(struct uprobe_task *parent,
 			uprobe_free_return_instances(child);
 			return -ENOMEM;
 		}
-		uprobe_get(copy->probe);
+		uprobe_hit_dup(copy->probe);
 		copy->next = NULL;
 		*tail = copy;
 		tail = &copy->next;

@@ -13,6 +13,13 @@
  * about to run changed under it, and a hit of a probe whose copy is
  * already there writes nothing and needs no cache maintenance.
  *
+ * A thread keeps its user on the last slot it ran (uprobe_task->slot)
+ * after the step: the slot cannot change while it is held, so the
+ * thread's next hit of the same probe goes straight back to it, without
+ * touching the count that the process's other threads share.  Held
+ * slots cannot be refilled, so only processes with at most half as many
+ * threads as slots keep them.
+ *
  * The page is the kernel's: the user cannot write it, and fork does not
  * copy it (a child that needs it gets its own, see uprobe_dup_xol_work()).
  */
@@ -194,8 +201,12 @@ static unsigned int slot_home(struct xol_area *xa, u64 key)
 
 static void slot_put(struct xol_area *xa, struct xol_slot *slot)
 {
-	/* Fully ordered: the drop before the look at sleepers. */
-	if (atomic_dec_and_test(&slot->users) && wq_has_sleeper(&xa->wq))
+	/*
+	 * A value-returning atomic is fully ordered: it is the barrier
+	 * between the drop and the look at sleepers that wq_has_sleeper()
+	 * would add a second time.
+	 */
+	if (atomic_dec_and_test(&slot->users) && waitqueue_active(&xa->wq))
 		wake_up(&xa->wq);
 }
 
@@ -304,20 +315,18 @@ static bool slot_idle(struct xol_area *xa)
 	return false;
 }
 
-/**
- * uprobe_xol_take() - send the current thread to the slot of @u's copy
- * @xa: the current mm's area
- * @u: the probe whose instruction is to run out of line
- * @trap: set to the offset of the copy's breakpoint in the slot
+/*
+ * A user on the slot of @u's copy, writing the copy if the probe has
+ * none.  Threads stepping the same probe share its slot.  Sleeps while
+ * every slot has a user.
  *
- * Threads stepping the same probe share its slot; the copy is written
- * only when the probe has none.  Sleeps while every slot has a thread in
- * it.
+ * Out of line, so that a thread back on the slot it holds does not pay
+ * for this frame.
  *
  * Return: the slot's address, or 0 when a fatal signal came first.
  */
-unsigned long uprobe_xol_take(struct xol_area *xa, struct uprobe *u,
-			      unsigned int *trap)
+static noinline unsigned long xol_take(struct xol_area *xa, struct uprobe *u,
+				       unsigned int *trap)
 {
 	struct xol_slot *slot;
 
@@ -341,14 +350,84 @@ unsigned long uprobe_xol_take(struct xol_area *xa, struct uprobe *u,
 	return slot_vaddr(xa, slot);
 }
 
-/**
- * uprobe_xol_release() - the current thread is out of its slot
- * @xa: the current mm's area
- * @vaddr: the slot's address, from uprobe_xol_take()
- */
-void uprobe_xol_release(struct xol_area *xa, unsigned long vaddr)
+static struct xol_slot *slot_at(struct xol_area *xa, unsigned long vaddr)
 {
-	slot_put(xa, &xa->slots[(vaddr - xa->base) / UPROBE_XOL_SLOT_BYTES]);
+	return &xa->slots[(vaddr - xa->base) / UPROBE_XOL_SLOT_BYTES];
+}
+
+/* Drop a user xol_take() gave, of the slot at @vaddr. */
+static void xol_release(struct xol_area *xa, unsigned long vaddr)
+{
+	slot_put(xa, slot_at(xa, vaddr));
+}
+
+/*
+ * May the current thread hold its slot after the step?  Every holder
+ * is a live thread that kept it while the process had at most half as
+ * many threads as there are slots, so holders never take more than
+ * half of them.  KUnit replaces it.
+ */
+static bool xol_keep(struct xol_area *xa)
+{
+	KUNIT_STATIC_STUB_REDIRECT(xol_keep, xa);
+	return data_race(current->signal->nr_threads) <=
+	       (XOL_SLOTS - xa->first) / 2;
+}
+
+/**
+ * uprobe_xol_enter() - the slot where @ut runs @u's instruction
+ * @xa: the current mm's area
+ * @ut: the current thread's state; ->slot is the slot it holds, if any
+ * @u: the probe whose instruction is to run out of line
+ * @trap: set to the offset of the copy's breakpoint in the slot
+ *
+ * A slot the thread held from its last step of @u is used again as it
+ * is; one of another probe is let go first.  Otherwise as xol_take().
+ *
+ * Return: the slot's address, also left in @ut->slot, or 0 when a fatal
+ * signal came first.
+ */
+unsigned long uprobe_xol_enter(struct xol_area *xa, struct uprobe_task *ut,
+			       struct uprobe *u, unsigned int *trap)
+{
+	if (ut->slot) {
+		struct xol_slot *slot = slot_at(xa, ut->slot);
+
+		/* Held, so neither its key nor its trap can change. */
+		if (slot->key == u->xol_key) {
+			*trap = slot->trap;
+			return ut->slot;
+		}
+		uprobe_xol_forget(xa, ut);
+	}
+	ut->slot = xol_take(xa, u, trap);
+	return ut->slot;
+}
+
+/**
+ * uprobe_xol_leave() - @ut is out of its slot
+ * @xa: the current mm's area
+ * @ut: the current thread's state
+ *
+ * The thread goes on holding the slot when xol_keep() allows it.
+ */
+void uprobe_xol_leave(struct xol_area *xa, struct uprobe_task *ut)
+{
+	if (!xol_keep(xa))
+		uprobe_xol_forget(xa, ut);
+}
+
+/**
+ * uprobe_xol_forget() - let go of the slot @ut holds, if any
+ * @xa: the area it is in
+ * @ut: the thread's state
+ */
+void uprobe_xol_forget(struct xol_area *xa, struct uprobe_task *ut)
+{
+	if (!ut->slot)
+		return;
+	xol_release(xa, ut->slot);
+	ut->slot = 0;
 }
 
 /*

@@ -6,8 +6,9 @@
  *
  * What they pin: threads stepping one probe share one slot, written
  * once; a slot a thread is in is never rewritten, even when every slot
- * is taken and another probe needs one (that probe waits); and a slot
- * being rewritten takes no user.
+ * is taken and another probe needs one (that probe waits); a slot being
+ * rewritten takes no user; and a thread that keeps its slot after a
+ * step gets it back as it was, letting it go for another probe's.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -76,7 +77,7 @@ static unsigned long *take_every_slot(struct kunit *test,
 
 	KUNIT_ASSERT_NOT_NULL(test, at);
 	for (i = 0; i < n; i++) {
-		at[i] = uprobe_xol_take(xa, &u[i], &trap);
+		at[i] = xol_take(xa, &u[i], &trap);
 		KUNIT_ASSERT_NE(test, at[i], 0UL);
 		KUNIT_EXPECT_GE(test, at[i],
 				xa->base + xa->first * UPROBE_XOL_SLOT_BYTES);
@@ -92,22 +93,22 @@ static void one_probe_one_copy(struct kunit *test)
 	unsigned long a, b, c;
 	unsigned int trap;
 
-	a = uprobe_xol_take(xa, &u[0], &trap);
+	a = xol_take(xa, &u[0], &trap);
 	KUNIT_EXPECT_EQ(test, trap, TEST_TRAP);
-	b = uprobe_xol_take(xa, &u[0], &trap);
+	b = xol_take(xa, &u[0], &trap);
 	KUNIT_EXPECT_EQ_MSG(test, a, b, "two threads of one probe, two slots");
 	KUNIT_EXPECT_EQ(test, copies(), 1);
-	c = uprobe_xol_take(xa, &u[1], &trap);
+	c = xol_take(xa, &u[1], &trap);
 	KUNIT_EXPECT_NE(test, a, c);
 	KUNIT_EXPECT_EQ(test, copies(), 2);
 
 	/* Left by every thread, the copy stays for the next hit. */
-	uprobe_xol_release(xa, a);
-	uprobe_xol_release(xa, b);
-	uprobe_xol_release(xa, c);
-	KUNIT_EXPECT_EQ(test, uprobe_xol_take(xa, &u[0], &trap), a);
+	xol_release(xa, a);
+	xol_release(xa, b);
+	xol_release(xa, c);
+	KUNIT_EXPECT_EQ(test, xol_take(xa, &u[0], &trap), a);
 	KUNIT_EXPECT_EQ(test, copies(), 2);
-	uprobe_xol_release(xa, a);
+	xol_release(xa, a);
 	xol_area_free(xa);
 }
 
@@ -119,8 +120,8 @@ static void refilling_slot_takes_no_user(struct kunit *test)
 	unsigned long a;
 	unsigned int trap;
 
-	a = uprobe_xol_take(xa, &u[0], &trap);
-	uprobe_xol_release(xa, a);
+	a = xol_take(xa, &u[0], &trap);
+	xol_release(xa, a);
 	slot = &xa->slots[(a - xa->base) / UPROBE_XOL_SLOT_BYTES];
 	/* As slot_fill() leaves it while it writes. */
 	KUNIT_ASSERT_EQ(test, atomic_cmpxchg(&slot->users, 0, XOL_SLOT_FILLING), 0);
@@ -146,8 +147,8 @@ static void busy_slot_never_rewritten(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, copies(), n);
 
 	/* The one slot left goes to the new probe; the others keep theirs. */
-	uprobe_xol_release(xa, at[n / 2]);
-	again = uprobe_xol_take(xa, &u[n], &trap);
+	xol_release(xa, at[n / 2]);
+	again = xol_take(xa, &u[n], &trap);
 	KUNIT_EXPECT_EQ(test, again, at[n / 2]);
 	KUNIT_EXPECT_EQ(test, slot_byte(xa, again), (u8)u[n].xol_key);
 	for (i = 0; i < n; i++) {
@@ -156,7 +157,7 @@ static void busy_slot_never_rewritten(struct kunit *test)
 					(u8)u[i].xol_key);
 	}
 	for (i = 0; i < n; i++)
-		uprobe_xol_release(xa, at[i]);
+		xol_release(xa, at[i]);
 	xol_area_free(xa);
 }
 
@@ -175,7 +176,7 @@ static int take_in_thread(void *arg)
 
 	/* The stubbed copy is the test's, and stubs follow current. */
 	current->kunit_test = t->test;
-	t->got = uprobe_xol_take(t->xa, t->u, &trap);
+	t->got = xol_take(t->xa, t->u, &trap);
 	complete(&t->done);
 	return 0;
 }
@@ -204,7 +205,7 @@ static void full_area_waits(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, completion_done(&t.done));
 	KUNIT_EXPECT_EQ(test, copies(), n);
 
-	uprobe_xol_release(xa, at[0]);
+	xol_release(xa, at[0]);
 	if (!wait_for_completion_timeout(&t.done, 20 * HZ)) {
 		/* The thread still uses the area: leak it, never free it. */
 		KUNIT_FAIL(test, "a slot was left and the take still waits");
@@ -214,9 +215,109 @@ static void full_area_waits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slot_byte(xa, at[0]), (u8)u[n].xol_key);
 	for (i = 1; i < n; i++)
 		KUNIT_EXPECT_EQ(test, slot_byte(xa, at[i]), (u8)u[i].xol_key);
-	uprobe_xol_release(xa, t.got);
+	xol_release(xa, t.got);
 	for (i = 1; i < n; i++)
-		uprobe_xol_release(xa, at[i]);
+		xol_release(xa, at[i]);
+	xol_area_free(xa);
+}
+
+static bool keep_always(struct xol_area *xa)
+{
+	return true;
+}
+
+static bool keep_never(struct xol_area *xa)
+{
+	return false;
+}
+
+static int slot_users(struct xol_area *xa, unsigned long vaddr)
+{
+	return atomic_read(&slot_at(xa, vaddr)->users);
+}
+
+static void kept_slot_comes_back(struct kunit *test)
+{
+	struct xol_area *xa = test_area(test);
+	struct uprobe *u = test_probes(test, 2);
+	struct uprobe_task *ut = kunit_kzalloc(test, sizeof(*ut), GFP_KERNEL);
+	unsigned long a, b;
+	unsigned int trap;
+
+	KUNIT_ASSERT_NOT_NULL(test, ut);
+	kunit_activate_static_stub(test, xol_keep, keep_always);
+	a = uprobe_xol_enter(xa, ut, &u[0], &trap);
+	KUNIT_ASSERT_NE(test, a, 0UL);
+	KUNIT_EXPECT_EQ(test, ut->slot, a);
+	uprobe_xol_leave(xa, ut);
+	KUNIT_EXPECT_EQ_MSG(test, ut->slot, a, "the slot was not kept");
+	KUNIT_EXPECT_EQ(test, slot_users(xa, a), 1);
+
+	/* The same probe again: the same slot, no user added, no copy. */
+	KUNIT_EXPECT_EQ(test, uprobe_xol_enter(xa, ut, &u[0], &trap), a);
+	KUNIT_EXPECT_EQ(test, trap, TEST_TRAP);
+	KUNIT_EXPECT_EQ(test, slot_users(xa, a), 1);
+	KUNIT_EXPECT_EQ(test, copies(), 1);
+	uprobe_xol_leave(xa, ut);
+
+	/* Another probe: the held slot is let go before the new one. */
+	b = uprobe_xol_enter(xa, ut, &u[1], &trap);
+	KUNIT_EXPECT_NE(test, b, a);
+	KUNIT_EXPECT_EQ(test, slot_users(xa, a), 0);
+	KUNIT_EXPECT_EQ(test, slot_users(xa, b), 1);
+	uprobe_xol_leave(xa, ut);
+	uprobe_xol_forget(xa, ut);
+	KUNIT_EXPECT_EQ(test, ut->slot, 0UL);
+	KUNIT_EXPECT_EQ(test, slot_users(xa, b), 0);
+	xol_area_free(xa);
+}
+
+static void held_slot_never_refilled(struct kunit *test)
+{
+	struct xol_area *xa = test_area(test);
+	unsigned int n = XOL_SLOTS - xa->first, i, trap;
+	struct uprobe *u = test_probes(test, n + 1);
+	struct uprobe_task *ut = kunit_kzalloc(test, sizeof(*ut), GFP_KERNEL);
+	unsigned long held, *at;
+
+	KUNIT_ASSERT_NOT_NULL(test, ut);
+	kunit_activate_static_stub(test, xol_keep, keep_always);
+	held = uprobe_xol_enter(xa, ut, &u[n], &trap);
+	uprobe_xol_leave(xa, ut);
+	KUNIT_ASSERT_EQ(test, ut->slot, held);
+
+	/* The other slots, taken and let go: all idle but the held one. */
+	at = kunit_kcalloc(test, n - 1, sizeof(*at), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, at);
+	for (i = 0; i < n - 1; i++)
+		at[i] = xol_take(xa, &u[i], &trap);
+	for (i = 0; i < n - 1; i++) {
+		KUNIT_EXPECT_NE(test, at[i], held);
+		xol_release(xa, at[i]);
+	}
+	/* A new probe gets one of those, never the held one. */
+	KUNIT_EXPECT_NE(test, xol_take(xa, &u[n - 1], &trap), held);
+	KUNIT_EXPECT_EQ(test, slot_byte(xa, held), (u8)u[n].xol_key);
+	KUNIT_EXPECT_EQ(test, uprobe_xol_enter(xa, ut, &u[n], &trap), held);
+	xol_area_free(xa);
+}
+
+static void crowded_process_lets_go(struct kunit *test)
+{
+	struct xol_area *xa = test_area(test);
+	struct uprobe *u = test_probes(test, 1);
+	struct uprobe_task *ut = kunit_kzalloc(test, sizeof(*ut), GFP_KERNEL);
+	unsigned long a;
+	unsigned int trap;
+
+	KUNIT_ASSERT_NOT_NULL(test, ut);
+	/* The real policy: the test's thread is a process of one thread. */
+	KUNIT_EXPECT_TRUE(test, xol_keep(xa));
+	kunit_activate_static_stub(test, xol_keep, keep_never);
+	a = uprobe_xol_enter(xa, ut, &u[0], &trap);
+	uprobe_xol_leave(xa, ut);
+	KUNIT_EXPECT_EQ(test, ut->slot, 0UL);
+	KUNIT_EXPECT_EQ(test, slot_users(xa, a), 0);
 	xol_area_free(xa);
 }
 
@@ -225,6 +326,9 @@ static struct kunit_case xol_cases[] = {
 	KUNIT_CASE(refilling_slot_takes_no_user),
 	KUNIT_CASE(busy_slot_never_rewritten),
 	KUNIT_CASE(full_area_waits),
+	KUNIT_CASE(kept_slot_comes_back),
+	KUNIT_CASE(held_slot_never_refilled),
+	KUNIT_CASE(crowded_process_lets_go),
 	{}
 };
 
