@@ -5,6 +5,8 @@ Raw lines (from scripts/bench.sh):
     <variant> <arch> <mode> <metric> <value> <unit>
     <variant> <arch> <mode> kernel <version>
     <variant> <arch> <mode> mech <metric> <how the probe was reached>
+The atomics mode's rows count atomic read-modify-writes per hit, and
+their "mech" is the list of functions they are in (name=count;...).
 Writes <out>/results.csv (this run), appends to <out>/history.csv, writes
 <out>/table.md and, when gnuplot is there, <out>/ratios.png; prints the
 table.  The ratio is ours/upstream: below 1 we are cheaper or faster.
@@ -23,7 +25,7 @@ ORDER = [
     "kprobes_2_at_one_address", "kprobes_8_at_one_address", "kprobe_at_return",
     "kprobe_body_two_cpus",
     "uprobe_unprobed_call", "uprobe_unprobed_step_call", "uprobe_entry", "uretprobe",
-    "uprobe_plus_uretprobe", "uprobe_out_of_line",
+    "uprobe_plus_uretprobe", "uprobe_out_of_line", "uprobe_process_probe",
     "uprobe_arm_in_100_processes", "uprobe_disarm_in_100_processes",
     "uprobe_scoped_other_process",
 ]
@@ -84,19 +86,26 @@ def mechanism(mechs, arch, mode, metric):
     us = mechs.get(("ours", arch, mode, metric))
     if up is None and us is None:
         return "-"
+    if mode == "atomics":
+        # Function lists: "name=count;..." from scripts/bench.sh.
+        up, us = (x.replace(";", ", ") if x else x for x in (up, us))
     if up == us:
         return up
     return f"{up or '?'} / {us or '?'}"
+
+
+TITLES = {"icount": " (guest ns = instructions)", "wall": " (wall clock)",
+          "atomics": " (atomic read-modify-writes per hit, by the profiler)"}
 
 
 def render(table, order, mechs):
     out = []
     for (arch, mode) in sorted(table):
         metrics = table[(arch, mode)]
-        out.append(f"### {arch}, {mode}" +
-                   (" (guest ns = instructions)" if mode == "icount" else " (wall clock)"))
+        out.append(f"### {arch}, {mode}" + TITLES.get(mode, ""))
         out.append("")
-        out.append("| metric | mechanism (upstream / ours) | unit | upstream | ours | ours/upstream |")
+        what = "where (upstream / ours)" if mode == "atomics" else "mechanism (upstream / ours)"
+        out.append(f"| metric | {what} | unit | upstream | ours | ours/upstream |")
         out.append("|---|---|---|---:|---:|---:|")
         for m in order:
             if m not in metrics:
@@ -119,7 +128,8 @@ def chart(table, order, path):
     if not shutil.which("gnuplot"):
         print("bench: no gnuplot, no chart (make bench installs it)", file=sys.stderr)
         return
-    series = sorted(table)
+    # Counts of atomics are not costs: a path of ours with none has no ratio.
+    series = sorted(k for k in table if k[1] != "atomics")
     data = path + ".dat"
     names = [m for m in order if m not in BASELINES]
     with open(data, "w") as f:

@@ -1,10 +1,11 @@
 #!/bin/bash
-# `scripts/profile.sh KIND`: where a probe hit spends its instructions,
-# by kernel function, for $VARIANT/$ARCH.  Boots the bench job twice under
+# `scripts/profile.sh KIND...`: where a probe hit spends its instructions,
+# and its atomic read-modify-writes, by kernel function, for $VARIANT/$ARCH.  Boots the bench job twice under
 # a QEMU TCG plugin that counts every guest instruction (bench/profile/):
-# 100000 calls under the probe KIND and the same calls unprobed, and
+# 100000 calls under the probe KIND and the same calls unprobed (one
+# unprobed boot for all the uprobe kinds, one for the kprobe kinds), and
 # prints the difference per call.  Uprobe kinds: entry, ret, entry+ret,
-# step, or arm for the 100-process arming.  Kprobe kinds, from
+# step, pid (a process probe), or arm for the 100-process arming.  Kprobe kinds, from
 # bench/kprobes_bench.c: kprobe:entry, kprobe:kretprobe, kprobe:body,
 # kprobe:body_off (optimization off), kprobe:body_post, kprobe:two,
 # kprobe:eight, kprobe:ret.  The plugin needs QEMU's qemu-plugin.h, which
@@ -34,9 +35,7 @@ set -euo pipefail
 export TCG_THREAD=single
 . "$(dirname "$0")/lib.sh"
 
-kind=${1:?usage: scripts/profile.sh entry|ret|entry+ret|step|arm|kprobe:KIND}
-only=uprofile
-case "$kind" in kprobe:*) only=kprofile kind=${kind#kprobe:} ;; esac
+[ $# -gt 0 ] || die "usage: scripts/profile.sh KIND... (entry|ret|entry+ret|step|pid|arm|kprobe:KIND)"
 "$top/scripts/setup.sh" --bench
 prof=$out/profile
 mkdir -p "$prof"
@@ -83,16 +82,40 @@ if [ "$ARCH" = x86_64 ]; then
 fi
 # The plugin slows the guest down several times over on the wall clock:
 # the hard-lockup watchdog would take an idle vCPU for a stuck one.
-for k in none "$kind"; do
-	f=$prof/$tag-$only-$k.txt
+profile_boot() { # JOB KIND
+	local f=$prof/$tag-$1-$2.txt
 	QEMU_EXTRA="$timing -plugin $prof/insnprof.so,out=$f$plugin_args" \
 		LOG_SUFFIX=-profile BOOT_TIMEOUT=1800 "$top/scripts/boot.sh" bench \
 		tsc=reliable clocksource=tsc kunit.enable=0 nmi_watchdog=0 \
-		bench_only=$only:"$k" ||
+		bench_only=$1:"$2" ||
 		die "the profiled guest did not finish (out/logs/$tag-profile.log)"
 	grep -a 'BENCH-ERROR\|BENCH-INFO prof' "$out/logs/$tag-profile.log" | tr -d '\r' || true
+}
+# One unprobed boot per job (uprofile, kprofile) serves all its kinds.
+based=
+for k in "$@"; do
+	job=uprofile kind=$k
+	case "$k" in
+	kprobe:*) job=kprofile kind=${k#kprobe:} ;;
+	# The process probe: a target of its own, and its own baseline.
+	pid) job=pprofile ;;
+	esac
+	case " $based " in *" $job "*) ;; *)
+		profile_boot $job none
+		based="$based $job"
+		;;
+	esac
+	profile_boot $job "$kind"
+	# PROFILE_SUMMARY=DIR: also a machine-readable summary per kind
+	# (scripts/bench.sh reads them).
+	sum=()
+	[ -n "${PROFILE_SUMMARY:-}" ] &&
+		mkdir -p "$PROFILE_SUMMARY" &&
+		sum=(--summary "$PROFILE_SUMMARY/$job-$kind.txt")
+	echo "== $k"
+	python3 "$top/bench/profile/report.py" "${report_args[@]}" "${sum[@]}" \
+		"$objtree/vmlinux" "$prof/$tag-$job-none.txt" \
+		"$prof/$tag-$job-$kind.txt" 100000 "${PROFILE_MIN:-3}"
+	echo "(per-instruction view: bench/profile/report.py --annotate" \
+		"$objtree/vmlinux $prof/$tag-$job-$kind.txt 100000 FUNCTION)"
 done
-python3 "$top/bench/profile/report.py" "${report_args[@]}" "$objtree/vmlinux" "$prof/$tag-$only-none.txt" \
-	"$prof/$tag-$only-$kind.txt" 100000 "${PROFILE_MIN:-3}"
-echo "(per-instruction view: bench/profile/report.py --annotate" \
-	"$objtree/vmlinux $prof/$tag-$only-$kind.txt 100000 FUNCTION)"

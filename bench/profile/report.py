@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Per-function instruction counts from insnprof profiles.
 
-  report.py [--module KO]... VMLINUX BASE PROF N [MIN]
+  report.py [--module KO]... [--summary OUT] VMLINUX BASE PROF N [MIN]
       per function, (PROF - BASE) / N, where N is the number of probed
-      calls PROF made more than BASE: instructions per hit, by function
+      calls PROF made more than BASE: instructions per hit, by function;
+      OUT gets "insns TOTAL", "atomics TOTAL" and one "atomic FUNCTION
+      COUNT" line per function with at least 0.5 per hit
   report.py --annotate VMLINUX PROF N FUNCTION
       FUNCTION's disassembly, each instruction with its count / N
 After the table, the atomic read-modify-writes of memory the plugin
@@ -154,9 +156,12 @@ def main(args):
     if args[:1] == ["--annotate"]:
         annotate(args[1], args[2], float(args[3]), args[4])
         return 0
-    kos = []
-    while args[:1] == ["--module"]:
-        kos.append(args[1])
+    kos, summary = [], None
+    while args[:1] in (["--module"], ["--summary"]):
+        if args[0] == "--module":
+            kos.append(args[1])
+        else:
+            summary = args[1]
         args = args[2:]
     vmlinux, base, prof, n = args[0], args[1], args[2], float(args[3])
     least = float(args[4]) if len(args) > 4 else 1.0
@@ -176,7 +181,8 @@ def main(args):
     for k, v in sorted(diff.items(), key=lambda x: -abs(x[1])):
         if abs(v) >= least:
             print(f"{v:9.1f} {k}")
-    print(f"{sum(diff.values()):9.1f} in all (boot noise included)")
+    insns = sum(diff.values())
+    print(f"{insns:9.1f} in all (boot noise included)")
     a = by_function(base, syms, bounds, modules, True)
     b = by_function(prof, syms, bounds, modules, True)
     diff = {k: (b[k] - a[k]) / n for k in set(a) | set(b)}
@@ -185,6 +191,12 @@ def main(args):
         if abs(v) >= 0.05:
             print(f"{v:9.2f} {k}")
     print(f"{sum(diff.values()):9.2f} in all (boot noise included)")
+    if summary:
+        with open(summary, "w") as f:
+            f.write(f"insns {insns:.1f}\natomics {sum(diff.values()):.2f}\n")
+            for k, v in sorted(diff.items(), key=lambda x: -x[1]):
+                if v >= 0.5:
+                    f.write(f"atomic {k.replace(' ', '_')} {v:.2f}\n")
     return 0
 
 

@@ -258,4 +258,63 @@ uprobes_arm_bench() {
 	wait
 	rm -f /tmp/ubench.fifo
 }
+# bench_only=pprofile:KIND, the process probe's profile: a target process
+# makes 100000 calls of bench_entry under a probe meant for it alone, a
+# process probe (upid_bench.ko) on ours, an event filtered on its pid on
+# 6.12 (KIND pid); or the same with the probe on bench_step, which the
+# target never calls (KIND none: the baseline, with the same module load
+# and arming).
+pid_profile() {
+	U=/bench/ubench
+	T=/sys/kernel/tracing
+	N=100000
+	[ -f $T/uprobe_events ] || mount -t tracefs none $T 2>/dev/null
+	eval "$($U offsets | awk '{ print $1 "=" $2 }')"
+	at=$entry ev=entry
+	[ "$1" = none ] && at=$step ev=step
+	echo "p:ubench/$ev $U:$at" >> $T/uprobe_events ||
+		{ echo "BENCH-ERROR cannot define the uprobe"; return; }
+	echo 0 > $T/tracing_on
+	mkfifo /tmp/ubench.pid
+	$U wait $N < /tmp/ubench.pid &
+	A=$!
+	exec 8> /tmp/ubench.pid
+	m= i=0
+	while [ -z "$m" ] && [ $i -lt 1000 ]; do
+		m=$(grep ' r-xp .*/bench/ubench$' /proc/$A/maps 2>/dev/null | head -n 1)
+		i=$((i + 1))
+	done
+	set -- ${m:-0-0 r-xp 0}
+	va=$((0x${1%-*} + at - 0x$3))
+	P=/sys/module/upid_bench/parameters/hits
+	if [ -z "$m" ]; then
+		echo "BENCH-ERROR no text mapping of ubench in process $A"
+	elif [ -f /bench/upid_bench.ko ]; then
+		insmod /bench/upid_bench.ko pid=$A vaddr=$va ||
+			echo "BENCH-ERROR cannot load upid_bench.ko"
+	else
+		P=
+		echo "common_pid == $A" > $T/events/ubench/$ev/filter &&
+			echo 1 > $T/events/ubench/$ev/enable ||
+			echo "BENCH-ERROR cannot scope ubench/$ev to process $A"
+	fi
+	exec 8>&-
+	wait $A || echo "BENCH-ERROR the process probe's target got a wrong result"
+	if [ -n "$P" ]; then
+		got=$(cat $P 2>/dev/null)
+	else
+		got=$(uprobe_hits $ev)
+	fi
+	want=$N
+	[ "$ev" = step ] && want=0
+	[ "${got:-x}" = "$want" ] ||
+		echo "BENCH-ERROR pprofile:$1: $got hits, not $want"
+	echo "BENCH-INFO prof pprofile:$1: $got hits"
+	rmmod upid_bench 2>/dev/null
+	echo 0 > $T/events/ubench/$ev/enable 2>/dev/null
+	echo "-:ubench/$ev" >> $T/uprobe_events
+	rm -f /tmp/ubench.pid
+}
+
 case ",${only:-uprobes}," in *,uprobes,* | ,uprofile:*) uprobes_bench ;; esac
+case "$only" in pprofile:*) pid_profile "${only#pprofile:}" ;; esac
