@@ -130,6 +130,8 @@ def chart(table, order, path):
         return
     # Counts of atomics are not costs: a path of ours with none has no ratio.
     series = sorted(k for k in table if k[1] != "atomics")
+    if not series:
+        return
     data = path + ".dat"
     names = [m for m in order if m not in BASELINES]
     with open(data, "w") as f:
