@@ -5,6 +5,11 @@
  *   ubench offsets           file offsets of the probe points
  *   ubench loop FN N         call FN (entry|step) N times; print the time
  *                            per call in ns (instructions under -icount)
+ *   ubench threads FN N T    T threads call FN N times each, started
+ *                            together; print the wall time of the whole
+ *                            run per call of one thread, in ns (T threads
+ *                            that never wait for each other print what
+ *                            one thread does)
  *   ubench wait [N]          block until stdin closes (a process that
  *                            maps this file while probes come and go),
  *                            then call bench_entry N times (default 0)
@@ -17,6 +22,7 @@
  * on arm64 ours carries it out at the trap).
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +75,61 @@ static unsigned long file_offset(void *addr)
 	exit(1);
 }
 
+struct caller {
+	int (*fn)(int);
+	long n;
+	int result;
+};
+
+static pthread_barrier_t start_line;
+
+static void *call_n(void *arg)
+{
+	struct caller *c = arg;
+	volatile int sink = 0;
+	long i;
+
+	pthread_barrier_wait(&start_line);
+	for (i = 0; i < c->n; i++)
+		sink = c->fn(sink);
+	c->result = sink;
+	return NULL;
+}
+
+/* "threads FN N T": see the comment at the top. */
+static int run_threads(int (*fn)(int), long n, int nr)
+{
+	struct caller c[64];
+	pthread_t tid[64];
+	long long t0, t1;
+	int i, bad = 0;
+
+	if (nr < 1 || nr > 64)
+		return 1;
+	pthread_barrier_init(&start_line, NULL, nr + 1);
+	for (i = 0; i < nr; i++) {
+		c[i] = (struct caller){ .fn = fn, .n = n };
+		if (pthread_create(&tid[i], NULL, call_n, &c[i]))
+			return 1;
+	}
+	pthread_barrier_wait(&start_line);
+	t0 = now_ns();
+	for (i = 0; i < nr; i++) {
+		pthread_join(tid[i], NULL);
+		bad |= c[i].result != n;
+	}
+	t1 = now_ns();
+	if (bad)
+		return 2;	/* a probe changed a result */
+	printf("%lld\n", (t1 - t0) / n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "threads"))
+		return run_threads(strcmp(argv[2], "step") ? bench_entry : bench_step,
+				   atol(argv[3]), atoi(argv[4]));
 	if (argc == 2 && !strcmp(argv[1], "offsets")) {
 		printf("entry %#lx\nstep %#lx\n", file_offset((void *)bench_entry),
 		       file_offset((void *)bench_step));

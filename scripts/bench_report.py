@@ -26,6 +26,8 @@ ORDER = [
     "kprobe_body_two_cpus",
     "uprobe_unprobed_call", "uprobe_unprobed_step_call", "uprobe_entry", "uretprobe",
     "uprobe_plus_uretprobe", "uprobe_out_of_line", "uprobe_process_probe",
+    "uprobe_entry_1_thread", "uprobe_entry_2_threads",
+    "uprobe_out_of_line_1_thread", "uprobe_out_of_line_2_threads",
     "uprobe_arm_in_100_processes", "uprobe_disarm_in_100_processes",
     "uprobe_scoped_other_process",
 ]
@@ -35,7 +37,9 @@ BASELINES = {"baseline_call", "uprobe_unprobed_call", "uprobe_unprobed_step_call
 
 # Rows that mean nothing under -icount, whose single host thread runs the
 # vCPUs one after the other: two CPUs hitting one probe at once.
-NOT_UNDER_ICOUNT = {"kprobe_body_two_cpus"}
+NOT_UNDER_ICOUNT = {"kprobe_body_two_cpus",
+                    "uprobe_entry_1_thread", "uprobe_entry_2_threads",
+                    "uprobe_out_of_line_1_thread", "uprobe_out_of_line_2_threads"}
 
 
 def load(raw):

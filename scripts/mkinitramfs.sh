@@ -77,7 +77,7 @@ if [ -f "$objtree/bench/kprobes_bench.ko" ]; then
 	cp "$objtree/bench/kprobes_bench.ko" "$root/bench/"
 	[ -f "$objtree/bench/upid_bench.ko" ] && cp "$objtree/bench/upid_bench.ko" "$root/bench/"
 	# The uprobe benchmark's program (static: the guest has no libc).
-	${cross}gcc -static -O2 -Wall -o "$root/bench/ubench" "$top/bench/ubench.c" ||
+	${cross}gcc -static -pthread -O2 -Wall -o "$root/bench/ubench" "$top/bench/ubench.c" ||
 		exit 1
 fi
 grep -v '^#' "$top/tests/kselftest-ktap" > "$root/etc/harness/kselftest-ktap" || true

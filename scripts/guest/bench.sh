@@ -159,6 +159,7 @@ uprobes_bench() {
 		echo "BENCH $m $((v > base ? v - base : 0)) ns"
 	done
 
+	[ "$N" = 20000 ] && uprobes_threads_bench
 	if [ "$N" = 20000 ] || [ "$cases" = arm ]; then
 		uprobes_arm_bench
 	fi
@@ -167,6 +168,33 @@ uprobes_bench() {
 	echo "-:ubench/entry" >> $UE
 	echo "-:ubench/ret" >> $UE
 	echo "-:ubench/step" >> $UE
+}
+
+# One and two threads of one process hitting the same probe at once, on
+# two vCPUs: the cost per call of one thread.  With nothing shared on the
+# hit path, two threads each pay what one does; a shared line or lock
+# makes them wait for each other.  A wall-clock figure only: under
+# -icount one host thread runs the vCPUs in turn (the report leaves it
+# out of the icount table).
+uprobes_threads_bench() {
+	for c in entry step; do
+		m=uprobe_entry
+		[ $c = step ] && m=uprobe_out_of_line
+		b1=$($U threads $c $N 1) && b2=$($U threads $c $N 2) ||
+			{ echo "BENCH-ERROR ubench threads $c failed unprobed"; continue; }
+		before=$(uprobe_hits $c)
+		echo 1 > $T/events/ubench/$c/enable
+		v1=$($U threads $c $N 1) && v2=$($U threads $c $N 2) ||
+			echo "BENCH-ERROR ubench threads $c failed under the probe"
+		echo 0 > $T/events/ubench/$c/enable
+		got=$(($(uprobe_hits $c) - before))
+		if [ "$got" != $((3 * N)) ]; then
+			echo "BENCH-ERROR ubench/$c with threads: $got hits for $((3 * N)) calls: not reported"
+			continue
+		fi
+		echo "BENCH ${m}_1_thread $((v1 > b1 ? v1 - b1 : 0)) ns"
+		echo "BENCH ${m}_2_threads $((v2 > b2 ? v2 - b2 : 0)) ns"
+	done
 }
 
 # A probe meant for one process, and calls of the probed function in
