@@ -17,8 +17,8 @@
  * after the step: the slot cannot change while it is held, so the
  * thread's next hit of the same probe goes straight back to it, without
  * touching the count that the process's other threads share.  Held
- * slots cannot be refilled, so only processes with at most half as many
- * threads as slots keep them.
+ * slots cannot be refilled, so only mms with at most half as many users
+ * as slots keep them.
  *
  * The page is the kernel's: the user cannot write it, and fork does not
  * copy it (a child that needs it gets its own, see uprobe_dup_xol_work()).
@@ -363,15 +363,18 @@ static void xol_release(struct xol_area *xa, unsigned long vaddr)
 
 /*
  * May the current thread hold its slot after the step?  Every holder
- * is a live thread that kept it while the process had at most half as
- * many threads as there are slots, so holders never take more than
- * half of them.  KUnit replaces it.
+ * is a live task of the mm, counted in mm_users, that kept it while the
+ * mm had at most half as many users as there are slots, so holders
+ * never take more than half of them.  The mm's users, not the thread
+ * group's: tasks cloned with CLONE_VM alone share the area too.
+ * KUnit replaces it.
  */
 static bool xol_keep(struct xol_area *xa)
 {
+	struct mm_struct *mm = current->mm;
+
 	KUNIT_STATIC_STUB_REDIRECT(xol_keep, xa);
-	return data_race(current->signal->nr_threads) <=
-	       (XOL_SLOTS - xa->first) / 2;
+	return mm && atomic_read(&mm->mm_users) <= (XOL_SLOTS - xa->first) / 2;
 }
 
 /**

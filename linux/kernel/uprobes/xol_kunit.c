@@ -14,6 +14,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/sched/mm.h>
 
 #define TEST_TRAP	4	/* where the fake copy puts its breakpoint */
 
@@ -311,13 +312,35 @@ static void crowded_process_lets_go(struct kunit *test)
 	unsigned int trap;
 
 	KUNIT_ASSERT_NOT_NULL(test, ut);
-	/* The real policy: the test's thread is a process of one thread. */
-	KUNIT_EXPECT_TRUE(test, xol_keep(xa));
+	/* The real policy: a kernel thread has no mm to share a slot in. */
+	KUNIT_EXPECT_FALSE(test, xol_keep(xa));
 	kunit_activate_static_stub(test, xol_keep, keep_never);
 	a = uprobe_xol_enter(xa, ut, &u[0], &trap);
 	uprobe_xol_leave(xa, ut);
 	KUNIT_EXPECT_EQ(test, ut->slot, 0UL);
 	KUNIT_EXPECT_EQ(test, slot_users(xa, a), 0);
+	xol_area_free(xa);
+}
+
+/* The real policy counts the mm's users, whatever shares it. */
+static void keep_counts_mm_users(struct kunit *test)
+{
+	struct xol_area *xa = test_area(test);
+	unsigned int limit = (XOL_SLOTS - xa->first) / 2, i;
+	struct mm_struct *mm = mm_alloc();
+
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	kthread_use_mm(mm);
+	KUNIT_EXPECT_TRUE(test, xol_keep(xa));
+	for (i = 1; i < limit; i++)
+		mmget(mm);
+	KUNIT_EXPECT_TRUE_MSG(test, xol_keep(xa), "%u users", limit);
+	mmget(mm);
+	KUNIT_EXPECT_FALSE_MSG(test, xol_keep(xa), "%u users", limit + 1);
+	for (i = 0; i < limit; i++)
+		mmput(mm);
+	kthread_unuse_mm(mm);
+	mmput(mm);
 	xol_area_free(xa);
 }
 
@@ -329,6 +352,7 @@ static struct kunit_case xol_cases[] = {
 	KUNIT_CASE(kept_slot_comes_back),
 	KUNIT_CASE(held_slot_never_refilled),
 	KUNIT_CASE(crowded_process_lets_go),
+	KUNIT_CASE(keep_counts_mm_users),
 	{}
 };
 
