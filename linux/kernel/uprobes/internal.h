@@ -98,6 +98,7 @@ static inline void uprobe_hit_put(struct uprobe *uprobe)
 {
 	percpu_ref_put(&uprobe->hits);
 }
+
 bool uprobes_any(void);
 int uprobes_in_range(struct inode *inode, loff_t start, loff_t end,
 		     struct uprobe **out, int max);
