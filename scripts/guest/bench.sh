@@ -197,6 +197,21 @@ uprobes_threads_bench() {
 	done
 }
 
+# "ubench_vaddr PID OFFSET": where file offset OFFSET of ubench is in
+# process PID (once it runs ubench), in $va: its text mapping's start,
+# plus the offset past the mapping's.  $m is the mapping, empty if none.
+ubench_vaddr() {
+	m= i=0
+	while [ -z "$m" ] && [ $i -lt 1000 ]; do
+		m=$(grep ' r-xp .*/bench/ubench$' /proc/$1/maps 2>/dev/null | head -n 1)
+		i=$((i + 1))
+	done
+	va=0
+	[ -n "$m" ] || return 0
+	set -- $m "$2"
+	va=$((0x${1%-*} + $7 - 0x$3))
+}
+
 # A probe meant for one process, and calls of the probed function in
 # another process running the same file.  Ours scopes it with a process
 # probe (bench/upid_bench.c): the breakpoint is only in the target's copy
@@ -211,15 +226,7 @@ uprobes_scoped_bench() {
 	$U wait $OWN < /tmp/ubench.scoped &
 	A=$!
 	exec 8> /tmp/ubench.scoped
-	# bench_entry's address in A (once A runs ubench): its text
-	# mapping's start, plus the function's file offset past the mapping's.
-	m= i=0
-	while [ -z "$m" ] && [ $i -lt 1000 ]; do
-		m=$(grep ' r-xp .*/bench/ubench$' /proc/$A/maps 2>/dev/null | head -n 1)
-		i=$((i + 1))
-	done
-	set -- ${m:-0-0 r-xp 0}
-	va=$((0x${1%-*} + entry - 0x$3))
+	ubench_vaddr $A $entry
 	before=$(uprobe_hits entry)
 	P=/sys/module/upid_bench/parameters/hits
 	if [ -z "$m" ]; then
@@ -307,13 +314,7 @@ pid_profile() {
 	$U wait $N < /tmp/ubench.pid &
 	A=$!
 	exec 8> /tmp/ubench.pid
-	m= i=0
-	while [ -z "$m" ] && [ $i -lt 1000 ]; do
-		m=$(grep ' r-xp .*/bench/ubench$' /proc/$A/maps 2>/dev/null | head -n 1)
-		i=$((i + 1))
-	done
-	set -- ${m:-0-0 r-xp 0}
-	va=$((0x${1%-*} + at - 0x$3))
+	ubench_vaddr $A $at
 	P=/sys/module/upid_bench/parameters/hits
 	if [ -z "$m" ]; then
 		echo "BENCH-ERROR no text mapping of ubench in process $A"
