@@ -222,6 +222,15 @@ static void full_area_waits(struct kunit *test)
 	xol_area_free(xa);
 }
 
+/* A thread's uprobe state, holding no slot. */
+static struct uprobe_task *test_thread(struct kunit *test)
+{
+	struct uprobe_task *ut = kunit_kzalloc(test, sizeof(*ut), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ut);
+	return ut;
+}
+
 static bool keep_always(struct xol_area *xa)
 {
 	return true;
@@ -241,11 +250,10 @@ static void kept_slot_comes_back(struct kunit *test)
 {
 	struct xol_area *xa = test_area(test);
 	struct uprobe *u = test_probes(test, 2);
-	struct uprobe_task *ut = kunit_kzalloc(test, sizeof(*ut), GFP_KERNEL);
+	struct uprobe_task *ut = test_thread(test);
 	unsigned long a, b;
 	unsigned int trap;
 
-	KUNIT_ASSERT_NOT_NULL(test, ut);
 	kunit_activate_static_stub(test, xol_keep, keep_always);
 	a = uprobe_xol_enter(xa, ut, &u[0], &trap);
 	KUNIT_ASSERT_NE(test, a, 0UL);
@@ -278,10 +286,9 @@ static void held_slot_never_refilled(struct kunit *test)
 	struct xol_area *xa = test_area(test);
 	unsigned int n = XOL_SLOTS - xa->first, i, trap;
 	struct uprobe *u = test_probes(test, n + 1);
-	struct uprobe_task *ut = kunit_kzalloc(test, sizeof(*ut), GFP_KERNEL);
+	struct uprobe_task *ut = test_thread(test);
 	unsigned long held, *at;
 
-	KUNIT_ASSERT_NOT_NULL(test, ut);
 	kunit_activate_static_stub(test, xol_keep, keep_always);
 	held = uprobe_xol_enter(xa, ut, &u[n], &trap);
 	uprobe_xol_leave(xa, ut);
@@ -307,11 +314,10 @@ static void crowded_process_lets_go(struct kunit *test)
 {
 	struct xol_area *xa = test_area(test);
 	struct uprobe *u = test_probes(test, 1);
-	struct uprobe_task *ut = kunit_kzalloc(test, sizeof(*ut), GFP_KERNEL);
+	struct uprobe_task *ut = test_thread(test);
 	unsigned long a;
 	unsigned int trap;
 
-	KUNIT_ASSERT_NOT_NULL(test, ut);
 	/* The real policy: a kernel thread has no mm to share a slot in. */
 	KUNIT_EXPECT_FALSE(test, xol_keep(xa));
 	kunit_activate_static_stub(test, xol_keep, keep_never);
