@@ -79,9 +79,11 @@ struct kprobe_chain {
 	struct rcu_head rcu;
 	/*
 	 * The chain's one probe when it is the only one and has a
-	 * pre_handler but no post_handler, else NULL: the commonest site
-	 * (a lone probe with a detour) is then one test and one call away
-	 * from its handler, without the walk.
+	 * pre_handler but neither a post_handler nor a fault_handler, else
+	 * NULL: the commonest site (a lone probe with a detour) is then one
+	 * test and one call away from its handler, without the walk, and
+	 * without naming the running probe in kprobe_in_handler (a fault
+	 * in its handler has no fault_handler to go to).
 	 */
 	struct kprobe *lone;
 	/*
@@ -483,7 +485,8 @@ kprobe_site_hit_enter(struct kprobe *p)
  * @probe: the chain's lone, from kprobe_site_hit_enter()'s chain
  * @regs: registers of the hit
  *
- * The same as kprobe_site_walk_pre() on that chain, without the walk.
+ * The same as kprobe_site_walk_pre() on that chain, without the walk and
+ * without kprobe_in_handler: a lone has no fault_handler to find.
  *
  * Return: true when the pre_handler redirected execution; either way the
  * port ends the hit with reset_current_kprobe().
@@ -491,12 +494,7 @@ kprobe_site_hit_enter(struct kprobe *p)
 static __always_inline bool kprobe_site_run_lone(struct kprobe *probe,
 						 struct pt_regs *regs)
 {
-	bool redirected;
-
-	__this_cpu_write(kprobe_in_handler, probe);
-	redirected = probe->pre_handler(probe, regs);
-	__this_cpu_write(kprobe_in_handler, NULL);
-	return redirected;
+	return probe->pre_handler(probe, regs);
 }
 
 /**
@@ -540,11 +538,14 @@ kprobe_site_walk_pre_post(struct kprobe_chain *chain, struct pt_regs *regs,
 		return __kprobe_walk_pre(chain, regs, true) ?
 			KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_RESUME;
 	__this_cpu_write(kprobe_hit_chain, chain);
-	if (solo)
+	if (solo) {
+		__this_cpu_write(kprobe_in_handler, solo);
 		redirected = solo->pre_handler &&
-			     kprobe_site_run_lone(solo, regs);
-	else
+			     solo->pre_handler(solo, regs);
+		__this_cpu_write(kprobe_in_handler, NULL);
+	} else {
 		redirected = __kprobe_walk_pre(chain, regs, false);
+	}
 	return redirected ? KPROBE_DETOUR_REDIRECTED : KPROBE_DETOUR_POST;
 }
 

@@ -54,6 +54,15 @@ int kprobe_run_fault_handler(struct kprobe *kp, struct pt_regs *regs,
 	if (!kprobe_is_site(kp))
 		return kp->fault_handler && !kprobe_disabled(kp) ?
 			kp->fault_handler(kp, regs, trapnr) : 0;
+	/*
+	 * Nothing named while a site's hit is in its handlers or the port's
+	 * emulation: the handler is the chain's lone, which has no
+	 * fault_handler, or it is the emulation's own checked read.  Neither
+	 * fault is the probed instruction's, which every probe here shares.
+	 */
+	if (__this_cpu_read(kprobe_ctlblk.kprobe_status) &
+	    (KPROBE_HIT_ACTIVE | KPROBE_HIT_SSDONE))
+		return 0;
 	/* The probed instruction faulted: it belongs to every probe here. */
 	list_for_each_entry_rcu(probe, &kp->list, list) {
 		if (kprobe_disabled(probe) || !probe->fault_handler)

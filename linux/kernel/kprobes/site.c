@@ -170,7 +170,8 @@ static void chain_publish(struct kprobe_site *site, struct kprobe_chain *new)
 	}
 	new->probes[n] = NULL;
 	new->has_post = post;
-	new->lone = n == 1 && !post ? new->probes[0] : NULL;
+	new->lone = n == 1 && !post && !new->probes[0]->fault_handler ?
+		    new->probes[0] : NULL;
 	new->solo = n == 1 && post ? new->probes[0] : NULL;
 	if (!n) {
 		kfree(new);

@@ -363,10 +363,11 @@ static void note_in_handler_post(struct kprobe *kp, struct pt_regs *regs,
  * A site whose chain is one plain probe runs it without the walk; each
  * change of the chain's shape (a second probe, a post_handler, the first
  * probe leaving, disabled and enabled again) moves its hits to the walk
- * and back, and every probe counts every call.  A fault in the lone's
- * pre_handler reaches its own fault_handler, as on the walk.  A probe
- * alone with a post_handler is the chain's solo instead, whose handlers
- * the post phase calls without the walks, each as the running handler.
+ * and back, and every probe counts every call.  A probe with a
+ * fault_handler is no lone; a fault in a lone's pre_handler is given to no
+ * other probe's fault_handler.  A probe alone with a post_handler is the
+ * chain's solo instead, whose handlers the post phase calls without the
+ * walks, each as the running handler.
  */
 static void kx86_single_probe_on_detour(struct kunit *test)
 {
@@ -441,17 +442,38 @@ static void kx86_single_probe_on_detour(struct kunit *test)
 	unregister_kprobe(kp);
 	KUNIT_EXPECT_NULL(test, solo_at(addr));
 
-	/* The lone's fault goes to its fault_handler. */
+	/*
+	 * A probe with a fault_handler is no lone: the walk names it, and
+	 * its handler's fault goes to its fault_handler.
+	 */
 	kunit_fault_setup(test);
 	*kp = (struct kprobe) { .addr = addr, .pre_handler = kunit_fault_pre,
 				.fault_handler = kunit_fault_note };
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_ASSERT_TRUE(test, jumped(kp));
-	KUNIT_EXPECT_PTR_EQ(test, lone_at(addr), kp);
+	KUNIT_EXPECT_NULL(test, lone_at(addr));
 	KUNIT_EXPECT_EQ(test, fn(7), kx86_opt_expected(7));
 	KUNIT_EXPECT_EQ(test, kunit_fault.failed_reads, 1);
 	KUNIT_EXPECT_EQ(test, kunit_fault.faults, 1);
 	KUNIT_EXPECT_EQ(test, kunit_fault.trapnr, X86_TRAP_PF);
+	unregister_kprobe(kp);
+
+	/*
+	 * A lone faults in its pre_handler beside a probe that has only a
+	 * fault_handler: that fault is the lone's, not the other's.
+	 */
+	kunit_fault_setup(test);
+	*kp = (struct kprobe) { .addr = addr, .pre_handler = kunit_fault_pre };
+	*other = (struct kprobe) { .addr = addr,
+				   .fault_handler = kunit_fault_note };
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(other), 0);
+	KUNIT_ASSERT_TRUE(test, jumped(kp));
+	KUNIT_EXPECT_PTR_EQ(test, lone_at(addr), kp);
+	KUNIT_EXPECT_EQ(test, fn(9), kx86_opt_expected(9));
+	KUNIT_EXPECT_EQ(test, kunit_fault.failed_reads, 1);
+	KUNIT_EXPECT_EQ(test, kunit_fault.faults, 0);
+	unregister_kprobe(other);
 	unregister_kprobe(kp);
 }
 
