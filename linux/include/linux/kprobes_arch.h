@@ -33,6 +33,12 @@
  *                             implements arch_kprobe_boostable().  0 or
  *                             undefined otherwise (it may depend on the
  *                             config, on CONFIG_PREEMPTION say).
+ *   arch_kprobe_context_word() optional: the word preempt_count() is
+ *                             read from, when preempt_count() masks bits
+ *                             of the port's own out of it (an instruction
+ *                             on every hit); the core only looks at its
+ *                             KPROBE_CONTEXT_BITS.  preempt_count() if
+ *                             undefined.
  *   KPROBE_JUMP_REGION_MAX    (CONFIG_OPTPROBES) the most bytes a jump
  *                             region may span: how far before a new
  *                             breakpoint the core looks for a region that

@@ -182,10 +182,15 @@ DECLARE_PER_CPU(struct kprobe *, kprobe_in_handler);
  */
 #define KPROBE_CONTEXT_BITS	(NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)
 
+#ifndef arch_kprobe_context_word
+#define arch_kprobe_context_word()	preempt_count()
+#endif
+
 /* Note that this CPU's handlers run in the context it is in now. */
 static __always_inline void kprobe_note_hit_context(void)
 {
-	__this_cpu_write(kprobe_ctlblk.hit_context, preempt_count());
+	__this_cpu_write(kprobe_ctlblk.hit_context,
+			 arch_kprobe_context_word());
 }
 
 /*
@@ -439,7 +444,7 @@ static __always_inline bool kprobe_hit_begin_kcb(struct kprobe *p,
 {
 	__this_cpu_write(current_kprobe, p);
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
-	kcb->hit_context = preempt_count();
+	kcb->hit_context = arch_kprobe_context_word();
 	return kprobe_run_pre_handlers(p, regs);
 }
 

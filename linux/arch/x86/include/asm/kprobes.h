@@ -109,6 +109,12 @@ struct kprobe_ctlblk {
 	unsigned int hit_context;
 };
 
+/*
+ * preempt_count() masks PREEMPT_NEED_RESCHED out of this word, which the
+ * core's test of a hit's context leaves out anyway.
+ */
+#define arch_kprobe_context_word()	raw_cpu_read_4(pcpu_hot.preempt_count)
+
 int kprobe_int3_handler(struct pt_regs *regs);
 #ifdef CONFIG_OPTPROBES
 /* The detour's shared entry stubs and the handlers they call (opt.c). */
