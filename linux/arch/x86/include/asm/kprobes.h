@@ -42,7 +42,7 @@ static_assert(KPROBE_INSN_SLOT_SIZE >= 2 * MAX_INSN_SIZE + INT3_INSN_SIZE +
 #define KPROBE_JUMP_REGION_MAX	(JMP32_INSN_SIZE - 1 + MAX_INSN_SIZE)
 
 /* Where a detour's copy of the region starts (see opt.c). */
-#define KPROBE_DETOUR_COPY	(8 + CALL_INSN_SIZE)
+#define KPROBE_DETOUR_COPY	(16 + CALL_INSN_SIZE)
 
 struct arch_specific_insn {
 	/*

@@ -6,8 +6,10 @@
 #ifndef _X86_KERNEL_PROBES_COMMON_H
 #define _X86_KERNEL_PROBES_COMMON_H
 
+#include <linux/stringify.h>
 #include <asm/asm.h>
 #include <asm/frame.h>
+#include <asm/segment.h>
 
 #ifdef CONFIG_X86_64
 /*
@@ -55,13 +57,17 @@
 
 /*
  * For an entry stub called on the probed code's stack ([rsp] the return
- * address): a struct pt_regs right below the return address, with ss and
- * sp left for C to fill in and the flags saved before anything can
- * change them.  LEAVE takes it down again; the stub then returns to
- * whatever the return address is by then.
+ * address): a struct pt_regs right below the return address, its ss the
+ * kernel's and its sp the stack above the return address (as a trap
+ * would show them), the flags saved before anything can change them; cs,
+ * ip and orig_ax are left for C.  push %rsp stores rsp as it was before
+ * the push, 16 below the value wanted.  LEAVE takes the frame down again;
+ * the stub then returns to whatever the return address is by then.
  */
 #define PT_REGS_FRAME_ENTER_STRING			\
-	"	leaq -16(%rsp), %rsp\n"		\
+	"	pushq $" __stringify(__KERNEL_DS) "\n"	\
+	"	pushq %rsp\n"				\
+	"	addq $16, (%rsp)\n"			\
 	"	pushfq\n"				\
 	SAVE_REGS_STRING
 

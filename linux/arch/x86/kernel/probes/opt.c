@@ -6,8 +6,9 @@
  * instruction slot:
  *
  *	+0	the site's struct kprobe *
- *	+8	call kprobe_detour_entry (kprobe_detour_sp_entry: push, pop)
- *	+13	the region's instructions, relocated
+ *	+8	the probe's address + 1, the ip its hits show
+ *	+16	call kprobe_detour_entry (kprobe_detour_sp_entry: push, pop)
+ *	+21	the region's instructions, relocated
  *	...	jmp to the first instruction after the region
  *	...	the post path: the probed instruction alone, relocated
  *	...	call kprobe_detour_post_entry
@@ -58,7 +59,9 @@
 #include "common.h"
 
 #define DETOUR_OWNER	0
-#define DETOUR_CALL	8
+/* Kept rather than computed: one instruction less on every hit. */
+#define DETOUR_HIT_IP	8
+#define DETOUR_CALL	16
 /* The copy starts right after the call (asm/kprobes.h has its own use). */
 #define DETOUR_COPY	KPROBE_DETOUR_COPY
 
@@ -68,9 +71,9 @@
 /*
  * The detour's entry stubs, entered by its calls on the probed code's
  * stack ([rsp] the return address into the detour): each builds the
- * pt_regs frame of common.h (ss and sp left to C) and calls its handler,
- * which rewrites the return address when the detour is not to go on
- * where the call came from.  No return value to test: a hit that simply
+ * pt_regs frame of common.h (cs, ip and orig_ax left to C) and calls its
+ * handler, which rewrites the return address when the detour is not to
+ * go on where the call came from.  No return value to test: a hit that simply
  * resumes pays for nothing it does not use.
  */
 #define DETOUR_ENTRY_STUB(name, handler, leave)			\
@@ -118,14 +121,13 @@ static __always_inline unsigned long *detour_return(struct pt_regs *regs)
 	return (unsigned long *)(regs + 1);
 }
 
-/* What a trap would show: the stack right above the call, kernel segments. */
+/*
+ * What a trap would show, besides ss and sp (the entry stubs push them):
+ * the kernel's cs, as a whole word, which also clears what FRED keeps
+ * above it, and no system call.
+ */
 static __always_inline void fill_frame(struct pt_regs *regs)
 {
-	unsigned long *back = detour_return(regs);
-
-	/* ss and cs as whole words, which also clears what FRED keeps above. */
-	regs->ssx = __KERNEL_DS;
-	regs->sp = (unsigned long)(back + 1);
 	regs->csx = __KERNEL_CS;
 	regs->orig_ax = ~0UL;
 }
@@ -242,7 +244,7 @@ static __always_inline void detour_hit(struct pt_regs *regs,
 
 	fill_frame(regs);
 	/* As after the int3 the probe would otherwise have hit. */
-	regs->ip = (unsigned long)p->addr + INT3_INSN_SIZE;
+	regs->ip = *(unsigned long *)(back - DETOUR_COPY + DETOUR_HIT_IP);
 
 	preempt_disable_notrace();
 	/*
@@ -526,6 +528,7 @@ int arch_prepare_optimized_kprobe(struct kprobe *p)
 	}
 	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
 	*(struct kprobe **)(buf + DETOUR_OWNER) = p;
+	*(unsigned long *)(buf + DETOUR_HIT_IP) = addr + INT3_INSN_SIZE;
 	__text_gen_insn(buf + DETOUR_CALL, CALL_INSN_OPCODE,
 			(void *)(slot + DETOUR_CALL), (void *)entry,
 			CALL_INSN_SIZE);
