@@ -90,6 +90,43 @@ asm(".pushsection .text\n"
 int bench_push_target(int x);
 #endif
 
+#ifdef CONFIG_ARM64
+/*
+ * A function with the usual frame prologue, for the rows on the
+ * instructions one kernel simulates and the other steps out of line: an
+ * stp at sp, an add reading sp, a register move.  In assembly so both
+ * kernels probe the same words; its landing pad (a nop without BTI)
+ * takes the indirect call.  x + 7, through a saved x19.
+ */
+asm(".pushsection .text\n"
+	".type bench_frame_target, %function\n"
+	"bench_frame_target:\n"
+	"	hint	#34\n"
+	"	sub	sp, sp, #32\n"
+	"	stp	x29, x30, [sp, #16]\n"
+	"	add	x29, sp, #16\n"
+	"	stp	x19, x20, [sp]\n"
+	"	mov	x19, x0\n"
+	"	add	w0, w19, #7\n"
+	"	ldp	x19, x20, [sp]\n"
+	"	ldp	x29, x30, [sp, #16]\n"
+	"	add	sp, sp, #32\n"
+	"	ret\n"
+	".size bench_frame_target, .-bench_frame_target\n"
+	".popsection\n");
+int bench_frame_target(int x);
+
+/* The rows on bench_frame_target: where each probe goes in it. */
+static const struct {
+	const char *metric;
+	unsigned int offset;
+} frame_rows[] = {
+	{ "kprobe_body_at_stp", 8 },
+	{ "kprobe_body_at_add_sp", 12 },
+	{ "kprobe_body_at_mov", 20 },
+};
+#endif
+
 /* --- timing --- */
 
 static u64 time_calls(unsigned long n)
@@ -490,6 +527,43 @@ out:
 #endif
 }
 
+/*
+ * arm64: one probe at a time on each prologue instruction of
+ * bench_frame_target, against that function unprobed.
+ */
+static int frame_probes(void)
+{
+#ifdef CONFIG_ARM64
+	struct kprobe *kp;
+	int i, err = 0;
+	u64 base, cost;
+
+	bench_call = bench_frame_target;
+	base = cost_per_call();
+	for (i = 0; i < ARRAY_SIZE(frame_rows); i++) {
+		kp = register_at((unsigned long)bench_frame_target +
+				 frame_rows[i].offset, 1, false);
+		if (IS_ERR(kp)) {
+			pr_err("%s: registration failed: %ld\n",
+			       frame_rows[i].metric, PTR_ERR(kp));
+			err = PTR_ERR(kp);
+			continue;
+		}
+		mechanism(frame_rows[i].metric, kp, "");
+		reset_hits();
+		cost = cost_per_call();
+		err |= report_hit_cost(frame_rows[i].metric, cost, base,
+				       atomic_long_read(&pre_hits),
+				       calls_made(1));
+		unregister_at(kp, 1);
+	}
+	bench_call = bench_target;
+	return err;
+#else
+	return 0;
+#endif
+}
+
 static int cmd_body(void)
 {
 	u64 base = cost_per_call();
@@ -547,6 +621,7 @@ static int cmd_hits(void)
 	err |= body_probes("kprobe_body", 1, false, base);
 	err |= body_probes("kprobe_body_post_handler", 1, true, base);
 	err |= push_post_probe();
+	err |= frame_probes();
 	err |= body_probes("kprobes_2_at_one_address", 2, false, base);
 	err |= body_probes("kprobes_8_at_one_address", 8, false, base);
 	if (return_offset)

@@ -21,7 +21,8 @@ import sys
 # Display order; metrics not listed here follow in the order first seen.
 ORDER = [
     "baseline_call", "kprobe_entry", "kprobe_body", "kprobe_body_opt_off",
-    "kprobe_body_post_handler", "kprobe_post_handler_at_push", "kretprobe", "kprobe_plus_kretprobe",
+    "kprobe_body_post_handler", "kprobe_post_handler_at_push",
+    "kprobe_body_at_stp", "kprobe_body_at_add_sp", "kprobe_body_at_mov", "kretprobe", "kprobe_plus_kretprobe",
     "kprobes_2_at_one_address", "kprobes_8_at_one_address", "kprobe_at_return",
     "kprobe_body_two_cpus",
     "uprobe_unprobed_call", "uprobe_unprobed_step_call", "uprobe_entry", "uretprobe",
