@@ -153,11 +153,13 @@ struct uprobe_addr_cache;
  * @addr_cache: the probed addresses hits have seen, with their files
  * @nr_pid_probes: process probes on this mm (forks of an mm without
  *	any skip their fixing up); changed under the process probes' lock
+ * @arch: the port's
  */
 struct uprobes_state {
 	struct xol_area			*xol_area;
 	struct uprobe_addr_cache	*addr_cache;
 	unsigned int			nr_pid_probes;
+	struct arch_uprobes_state	arch;
 };
 
 void __init uprobes_init(void);

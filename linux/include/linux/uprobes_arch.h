@@ -130,6 +130,77 @@ bool arch_uretprobe_frame_live(struct return_instance *ri,
  */
 const void *arch_uprobe_trampoline(size_t *size);
 
+/*
+ * ---- Entering a probe without its breakpoint (optional) ----
+ *
+ * A port that defines ARCH_UPROBE_DIRECT_ENTRY in <asm/uprobes.h> may
+ * replace a breakpoint that trapped with a cheaper way into the same hit
+ * (x86: a jump to a stub that makes a syscall).  The breakpoint is
+ * always written first and put back before the original instruction is:
+ * the engine's arming and disarming stay what they are, with one more
+ * step before each poke that finds the text changed.
+ */
+#ifdef ARCH_UPROBE_DIRECT_ENTRY
+/*
+ * Whether a trap on @au is worth trying arch_uprobe_direct_enter() for;
+ * called on every breakpoint hit, so cheap.
+ */
+bool arch_uprobe_direct_wanted(struct arch_uprobe *au, unsigned long vaddr);
+
+/**
+ * arch_uprobe_direct_enter() - replace a breakpoint with a direct entry
+ * @au: the probe, armed at @vaddr in @mm
+ * @mm: current->mm; its mmap_lock held for writing
+ * @vaddr: where
+ *
+ * Return: 0, or -errno with the breakpoint still in place.
+ */
+int arch_uprobe_direct_enter(struct arch_uprobe *au, struct mm_struct *mm,
+			     unsigned long vaddr);
+
+/**
+ * arch_uprobe_direct_leave() - put the breakpoint back at @vaddr
+ * @au: the probe
+ * @mm: the mm; its mmap_lock held
+ * @vaddr: where
+ *
+ * Return: 1 when a direct entry was replaced by the breakpoint, 0 when
+ * there was none, or -errno.
+ */
+int arch_uprobe_direct_leave(struct arch_uprobe *au, struct mm_struct *mm,
+			     unsigned long vaddr);
+
+/* A fork copied @oldmm, direct entries included, to @newmm. */
+void arch_uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
+
+/* @mm is being torn down. */
+void arch_uprobe_clear_state(struct mm_struct *mm);
+#else
+static inline bool arch_uprobe_direct_wanted(struct arch_uprobe *au,
+					     unsigned long vaddr)
+{
+	return false;
+}
+
+static inline int arch_uprobe_direct_enter(struct arch_uprobe *au,
+					   struct mm_struct *mm,
+					   unsigned long vaddr)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int arch_uprobe_direct_leave(struct arch_uprobe *au,
+					   struct mm_struct *mm,
+					   unsigned long vaddr)
+{
+	return 0;
+}
+
+static inline void arch_uprobe_dup_mmap(struct mm_struct *oldmm,
+					struct mm_struct *newmm) { }
+static inline void arch_uprobe_clear_state(struct mm_struct *mm) { }
+#endif
+
 /* ---- The engine provides ---- */
 
 /*
@@ -147,6 +218,49 @@ const void *arch_uprobe_trampoline(size_t *size);
  * without a breakpoint (x86's uretprobe syscall).
  */
 void uprobe_handle_trampoline(struct pt_regs *regs);
+
+/**
+ * uprobe_handle_direct() - a thread reached @vaddr by a direct entry
+ * @regs: user registers as they were at @vaddr, instruction pointer
+ *	included
+ * @vaddr: the probed address
+ *
+ * Runs the hit as the breakpoint would have, in the calling context
+ * (process context, may sleep).
+ *
+ * Return: true when a probe was found there; false leaves @regs alone,
+ * and the port decides where the thread goes on.
+ */
+bool uprobe_handle_direct(struct pt_regs *regs, unsigned long vaddr);
+
+/**
+ * uprobe_text_replace() - compare and swap bytes of an mm's text
+ * @mm: the mm; its mmap_lock held
+ * @vaddr: the first byte, with all @len in one page
+ * @old: what the text must hold
+ * @new: what it gets
+ * @len: how many bytes
+ *
+ * Done under the page lock, like the engine's own breakpoint writes, and
+ * into the mm's own copy of the page.  No cross-CPU synchronisation: the
+ * port orders its writes.
+ *
+ * Return: 1 when written, 0 when the text was not @old, or -errno.
+ */
+int uprobe_text_replace(struct mm_struct *mm, unsigned long vaddr,
+			const u8 *old, const u8 *new, size_t len);
+
+/**
+ * uprobe_text_read() - read bytes of an mm's text
+ * @mm: the mm; its mmap_lock held
+ * @vaddr: the first byte, with all @len in one page
+ * @buf: where to
+ * @len: how many bytes
+ *
+ * Return: 0 or -errno.
+ */
+int uprobe_text_read(struct mm_struct *mm, unsigned long vaddr, u8 *buf,
+		     size_t len);
 
 #endif /* CONFIG_UPROBES */
 #endif /* _LINUX_UPROBES_ARCH_H */

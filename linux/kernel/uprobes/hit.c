@@ -248,10 +248,49 @@ static void finish_step(struct uprobe_task *ut, struct pt_regs *regs)
 		force_sig(SIGILL);
 }
 
+/*
+ * The hit itself, however the thread came: handlers, then the
+ * instruction.  In an SRCU read-side section, @u found and ready.
+ */
+static void run_hit(struct uprobe *u, unsigned long vaddr,
+		    struct pt_regs *regs)
+{
+	struct uprobe_task *ut;
+
+	/* Handlers see the probed address; so does a restart. */
+	instruction_pointer_set(regs, vaddr);
+	ut = uprobe_task_get();
+	if (!ut)
+		return;
+	run_handlers(u, vaddr, regs, ut);
+
+	/* A handler that moved the thread elsewhere skips the instruction. */
+	if (instruction_pointer(regs) != vaddr)
+		return;
+	if (arch_uprobe_emulate(&u->arch, regs))
+		return;
+	start_step(u, vaddr, regs, ut);
+}
+
+bool uprobe_handle_direct(struct pt_regs *regs, unsigned long vaddr)
+{
+	struct uprobe *u;
+	bool found;
+	int idx;
+
+	idx = srcu_read_lock(&uprobes_srcu);
+	u = find_probe(vaddr);
+	found = probe_ready(u);
+	if (found)
+		run_hit(u, vaddr, regs);
+	srcu_read_unlock(&uprobes_srcu, idx);
+	return found;
+}
+
 static void handle_breakpoint(struct pt_regs *regs)
 {
 	unsigned long vaddr = arch_uprobe_trap_vaddr(regs);
-	struct uprobe_task *ut;
+	bool direct;
 	struct uprobe *u;
 	int idx;
 
@@ -291,19 +330,16 @@ static void handle_breakpoint(struct pt_regs *regs)
 		}
 	}
 
-	/* Handlers see the probed address; so does a restart. */
-	instruction_pointer_set(regs, vaddr);
-	ut = uprobe_task_get();
-	if (!ut)
-		goto out;
-	run_handlers(u, vaddr, regs, ut);
-
-	/* A handler that moved the thread elsewhere skips the instruction. */
-	if (instruction_pointer(regs) != vaddr)
-		goto out;
-	if (arch_uprobe_emulate(&u->arch, regs))
-		goto out;
-	start_step(u, vaddr, regs, ut);
+	direct = arch_uprobe_direct_wanted(&u->arch, vaddr);
+	run_hit(u, vaddr, regs);
+	srcu_read_unlock(&uprobes_srcu, idx);
+	/*
+	 * The next hits may come without the trap.  Outside the read-side
+	 * section: that takes the mmap_lock and looks the probe up again.
+	 */
+	if (direct)
+		uprobe_direct_try(vaddr);
+	return;
 out:
 	srcu_read_unlock(&uprobes_srcu, idx);
 }

@@ -104,6 +104,7 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 	newmm->uprobes_state.nr_pid_probes = 0;
 	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
 		set_bit(MMF_HAS_UPROBES, &newmm->flags);
+	arch_uprobe_dup_mmap(oldmm, newmm);
 }
 
 /* ---- tasks ---- */
@@ -190,4 +191,5 @@ void uprobe_clear_state(struct mm_struct *mm)
 	uprobe_pid_mm_gone(mm);
 	uprobe_addr_cache_drop(mm);
 	uprobe_xol_drop(mm);
+	arch_uprobe_clear_state(mm);
 }

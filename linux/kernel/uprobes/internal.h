@@ -105,6 +105,7 @@ int uprobes_in_range(struct inode *inode, loff_t start, loff_t end,
 
 /* text.c: reading the file, writing an mm's text */
 int uprobe_prepare(struct uprobe *uprobe, struct file *file);
+void uprobe_direct_try(unsigned long vaddr);
 int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 		   unsigned long vaddr);
 int uprobe_remove(struct uprobe *uprobe, struct mm_struct *mm,

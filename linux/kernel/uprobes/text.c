@@ -15,6 +15,11 @@
  *
  * Arming also counts the probe on its SDT semaphore, if it has one
  * (sdt.c).
+ *
+ * A port may replace a breakpoint that trapped with its own way in
+ * (ARCH_UPROBE_DIRECT_ENTRY in <linux/uprobes_arch.h>); the bytes it
+ * writes go through uprobe_text_replace() here, and arming or disarming
+ * puts the breakpoint back before anything else.
  */
 #include <linux/fs.h>
 #include <linux/highmem.h>
@@ -216,6 +221,99 @@ static int poke(struct uprobe *uprobe, struct mm_struct *mm,
 	return ret;
 }
 
+/* ---- Bytes for a port's direct entries ---- */
+
+int uprobe_text_read(struct mm_struct *mm, unsigned long vaddr, u8 *buf,
+		     size_t len)
+{
+	struct page *page;
+	void *kaddr;
+	long got;
+
+	if (offset_in_page(vaddr) + len > PAGE_SIZE)
+		return -EINVAL;
+	/* Not a user access: the text may be execute-only. */
+	got = get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL);
+	if (got <= 0)
+		return got ? got : -EFAULT;
+	kaddr = kmap_local_page(page);
+	memcpy(buf, kaddr + offset_in_page(vaddr), len);
+	kunmap_local(kaddr);
+	put_page(page);
+	return 0;
+}
+
+int uprobe_text_replace(struct mm_struct *mm, unsigned long vaddr,
+			const u8 *old, const u8 *new, size_t len)
+{
+	struct vm_area_struct *vma;
+	u8 cur[MAX_UINSN_BYTES];
+	struct page *page;
+	void *kaddr;
+	long got;
+	int ret;
+
+	if (len > sizeof(cur))
+		return -EINVAL;
+	/* A mismatch must not cost the mm a copy of the page. */
+	ret = uprobe_text_read(mm, vaddr, cur, len);
+	if (ret || memcmp(cur, old, len))
+		return ret;
+	got = get_user_pages_remote(mm, vaddr, 1,
+				    FOLL_FORCE | FOLL_WRITE | FOLL_SPLIT_PMD,
+				    &page, NULL);
+	if (got <= 0)
+		return got ? got : -EFAULT;
+	vma = vma_lookup(mm, vaddr);
+	if (WARN_ON_ONCE(!vma)) {
+		put_page(page);
+		return -EFAULT;
+	}
+	lock_page(page);
+	kaddr = kmap_local_page(page);
+	ret = !memcmp(kaddr + offset_in_page(vaddr), old, len);
+	if (ret) {
+		copy_to_user_page(vma, page, vaddr,
+				  kaddr + offset_in_page(vaddr), new, len);
+		set_page_dirty(page);
+	}
+	kunmap_local(kaddr);
+	unlock_page(page);
+	put_page(page);
+	return ret;
+}
+
+/**
+ * uprobe_direct_try() - let the port replace the breakpoint just hit
+ * @vaddr: where, in current->mm
+ *
+ * The probe is looked up again under the mmap_lock held for writing: no
+ * registration walk can arm or disarm it meanwhile, and one that comes
+ * later finds the port's entry and puts the breakpoint back first.
+ */
+void uprobe_direct_try(unsigned long vaddr)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct uprobe *u;
+	int idx;
+
+	if (mmap_write_lock_killable(mm))
+		return;
+	idx = srcu_read_lock(&uprobes_srcu);
+	vma = vma_lookup(mm, vaddr);
+	if (vma && uprobe_vma_ok(vma, true)) {
+		u = uprobe_lookup_rcu(file_inode(vma->vm_file),
+				      uprobe_file_offset(vma, vaddr));
+		/* Pairs with uprobe_prepare() publishing the port's copy. */
+		if (u && test_bit_acquire(UPROBE_PREPARED, &u->flags) &&
+		    !u->prepare_err && test_bit(UPROBE_ARMED, &u->flags))
+			arch_uprobe_direct_enter(&u->arch, mm, vaddr);
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	mmap_write_unlock(mm);
+}
+
 /* ---- Arming one mm ---- */
 
 /**
@@ -239,6 +337,10 @@ int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 	/* Before the breakpoint can trap, the trap must know to look. */
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
 	ret = poke(uprobe, mm, vaddr, true);
+	/* Armed already, and entered by the port's way, not the breakpoint. */
+	if (ret == -EEXIST &&
+	    arch_uprobe_direct_leave(&uprobe->arch, mm, vaddr) > 0)
+		ret = poke(uprobe, mm, vaddr, true);
 	if (ret <= 0)
 		return ret;
 	ret = uprobe_ref_ctr_update(uprobe, mm, 1);
@@ -263,6 +365,10 @@ int uprobe_remove(struct uprobe *uprobe, struct mm_struct *mm,
 	/* Never armed: a breakpoint there is someone else's. */
 	if (!test_bit(UPROBE_ARMED, &uprobe->flags))
 		return 0;
+	/* The breakpoint first, where the port entered the probe its way. */
+	ret = arch_uprobe_direct_leave(&uprobe->arch, mm, vaddr);
+	if (ret < 0)
+		return ret;
 	ret = poke(uprobe, mm, vaddr, false);
 	if (ret <= 0)
 		return ret;

@@ -34,6 +34,9 @@ struct arch_uprobe_task {
 	unsigned long	saved_fault_code;
 };
 
+/* Every hit comes by its breakpoint: no per-mm state. */
+struct arch_uprobes_state { };
+
 /* Called by the EL0 debug exception code (debug-monitors.c). */
 int uprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
 #ifdef CONFIG_UPROBES

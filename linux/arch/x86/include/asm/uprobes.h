@@ -41,4 +41,8 @@ struct arch_uprobe_task {
 	unsigned long		saved_trap_nr;
 };
 
+/* Per-mm state of the port: none yet. */
+struct arch_uprobes_state {
+};
+
 #endif /* _ASM_X86_UPROBES_H */
