@@ -22,12 +22,15 @@ typedef u8 uprobe_opcode_t;
  *	addressed through @scratch
  * @pi: how a hit carries it out
  * @scratch: register standing in for RIP in @ixol, or -1
+ * @nop5: the instruction is the 5-byte nop, which a jump may replace
+ *	(uprobes_jump.c)
  */
 struct arch_uprobe {
 	u8			insn[MAX_UINSN_BYTES];
 	u8			ixol[MAX_UINSN_BYTES];
 	struct x86_probe_insn	pi;
 	s8			scratch;
+	bool			nop5;
 };
 
 /**
@@ -41,8 +44,20 @@ struct arch_uprobe_task {
 	unsigned long		saved_trap_nr;
 };
 
-/* Per-mm state of the port: none yet. */
+struct uprobe_stub_table;
+
+/**
+ * struct arch_uprobes_state - per-mm state of the port
+ * @stubs: the stubs 5-byte nops jump to (uprobes_jump.c), or NULL
+ * @stubs_mm: the mm @stubs was taken for; a fork copies the mm_struct
+ *	before the engine tells the port, and the copy is not its owner
+ */
 struct arch_uprobes_state {
+	struct uprobe_stub_table	*stubs;
+	struct mm_struct		*stubs_mm;
 };
+
+/* The port enters some probes without their breakpoint (uprobes_arch.h). */
+#define ARCH_UPROBE_DIRECT_ENTRY
 
 #endif /* _ASM_X86_UPROBES_H */

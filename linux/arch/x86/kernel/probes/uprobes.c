@@ -13,7 +13,8 @@
  * Return probes come back through a trampoline that saves the three
  * registers the syscall instruction clobbers and enters the kernel by
  * the uretprobe syscall, which is cheaper than a trap and is let through
- * by seccomp filters.
+ * by seccomp filters.  The same syscall enters probes on 5-byte nops
+ * from a stub they jump to (uprobes_jump.c), without a trap.
  */
 #include <linux/kprobes.h>
 #include <linux/sched.h>
@@ -26,6 +27,7 @@
 #include <asm/traps.h>
 
 #include "simulate.h"
+#include "uprobes_jump.h"
 
 /* No trap uses this number: still there after the step, nothing faulted. */
 #define UPROBE_TRAP_NR		UINT_MAX
@@ -54,6 +56,7 @@ int arch_uprobe_prepare(struct arch_uprobe *au, const u8 *text, size_t len)
 		au->scratch = ret;
 	else if (ret != -ENOENT)
 		return -EOPNOTSUPP;
+	uprobe_jump_prepare(au, text, len);
 	return 0;
 }
 
@@ -218,10 +221,11 @@ const void *arch_uprobe_trampoline(size_t *size)
 }
 
 /*
- * Entered only from the trampoline.  The function's rax, rcx and r11 are
- * on the stack; once the handlers ran, every register goes back as the
- * function left it, the instruction pointer at its real return address
- * (so the return is by iret, not sysret, which would clobber rcx and r11).
+ * Entered from the trampoline, or from a stub (uprobes_jump.c).  From the
+ * trampoline, the function's rax, rcx and r11 are on the stack; once the
+ * handlers ran, every register goes back as the function left it, the
+ * instruction pointer at its real return address (so the return is by
+ * iret, not sysret, which would clobber rcx and r11).
  */
 SYSCALL_DEFINE0(uretprobe)
 {
@@ -229,6 +233,9 @@ SYSCALL_DEFINE0(uretprobe)
 	unsigned long tramp = uprobe_get_trampoline_vaddr();
 	unsigned long saved[3];		/* r11, rcx, rax */
 
+	/* Or from a stub a probed 5-byte nop jumped to. */
+	if (uprobe_stub_syscall(regs))
+		return regs->ax;
 	if (tramp == UPROBE_NO_TRAMPOLINE_VADDR ||
 	    regs->ip != tramp + sizeof(uretprobe_trampoline))
 		goto bad;
