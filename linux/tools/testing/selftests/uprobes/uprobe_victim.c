@@ -199,7 +199,69 @@ __asm__(".text\n"
 	".balign 8\n"
 	"uv_seven:\n"
 	"	.quad 7\n"
-	".text\n");
+	".text\n"
+	/*
+	 * uv_nop5 and uv_redzone compute what uv_work does, 3 * x * x + 7.
+	 * uv_nop5 begins with the 5-byte nop of USDT probes and
+	 * -fpatchable-function-entry; uv_redzone is a leaf that keeps
+	 * sixteen words in its red zone, below its stack pointer, across
+	 * such a nop (uv_redzone_nop), and returns 0 when one changed.  A
+	 * probe entered by a call would write the return address there.
+	 */
+	".balign 64\n"
+	".globl uv_nop5\n .type uv_nop5, %function\n"
+	"uv_nop5:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	mov %rdi, %rax\n"
+	"	imul %rdi, %rax\n"
+	"	lea 7(%rax,%rax,2), %rax\n"
+	"	ret\n"
+	".size uv_nop5, . - uv_nop5\n"
+	".balign 64\n"
+	".globl uv_redzone\n .type uv_redzone, %function\n"
+	".globl uv_redzone_nop\n"
+	"uv_redzone:\n"
+	"	lea 1(%rdi), %rax\n	mov %rax, -8(%rsp)\n"
+	"	lea 2(%rdi), %rax\n	mov %rax, -16(%rsp)\n"
+	"	lea 3(%rdi), %rax\n	mov %rax, -24(%rsp)\n"
+	"	lea 4(%rdi), %rax\n	mov %rax, -32(%rsp)\n"
+	"	lea 5(%rdi), %rax\n	mov %rax, -40(%rsp)\n"
+	"	lea 6(%rdi), %rax\n	mov %rax, -48(%rsp)\n"
+	"	lea 7(%rdi), %rax\n	mov %rax, -56(%rsp)\n"
+	"	lea 8(%rdi), %rax\n	mov %rax, -64(%rsp)\n"
+	"	lea 9(%rdi), %rax\n	mov %rax, -72(%rsp)\n"
+	"	lea 10(%rdi), %rax\n	mov %rax, -80(%rsp)\n"
+	"	lea 11(%rdi), %rax\n	mov %rax, -88(%rsp)\n"
+	"	lea 12(%rdi), %rax\n	mov %rax, -96(%rsp)\n"
+	"	lea 13(%rdi), %rax\n	mov %rax, -104(%rsp)\n"
+	"	lea 14(%rdi), %rax\n	mov %rax, -112(%rsp)\n"
+	"	lea 15(%rdi), %rax\n	mov %rax, -120(%rsp)\n"
+	"	lea 16(%rdi), %rax\n	mov %rax, -128(%rsp)\n"
+	"uv_redzone_nop:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	lea 1(%rdi), %rax\n	cmp %rax, -8(%rsp)\n	jne 1f\n"
+	"	lea 2(%rdi), %rax\n	cmp %rax, -16(%rsp)\n	jne 1f\n"
+	"	lea 3(%rdi), %rax\n	cmp %rax, -24(%rsp)\n	jne 1f\n"
+	"	lea 4(%rdi), %rax\n	cmp %rax, -32(%rsp)\n	jne 1f\n"
+	"	lea 5(%rdi), %rax\n	cmp %rax, -40(%rsp)\n	jne 1f\n"
+	"	lea 6(%rdi), %rax\n	cmp %rax, -48(%rsp)\n	jne 1f\n"
+	"	lea 7(%rdi), %rax\n	cmp %rax, -56(%rsp)\n	jne 1f\n"
+	"	lea 8(%rdi), %rax\n	cmp %rax, -64(%rsp)\n	jne 1f\n"
+	"	lea 9(%rdi), %rax\n	cmp %rax, -72(%rsp)\n	jne 1f\n"
+	"	lea 10(%rdi), %rax\n	cmp %rax, -80(%rsp)\n	jne 1f\n"
+	"	lea 11(%rdi), %rax\n	cmp %rax, -88(%rsp)\n	jne 1f\n"
+	"	lea 12(%rdi), %rax\n	cmp %rax, -96(%rsp)\n	jne 1f\n"
+	"	lea 13(%rdi), %rax\n	cmp %rax, -104(%rsp)\n	jne 1f\n"
+	"	lea 14(%rdi), %rax\n	cmp %rax, -112(%rsp)\n	jne 1f\n"
+	"	lea 15(%rdi), %rax\n	cmp %rax, -120(%rsp)\n	jne 1f\n"
+	"	lea 16(%rdi), %rax\n	cmp %rax, -128(%rsp)\n	jne 1f\n"
+	"	mov %rdi, %rax\n"
+	"	imul %rdi, %rax\n"
+	"	lea 7(%rax,%rax,2), %rax\n"
+	"	ret\n"
+	"1:	xor %eax, %eax\n"
+	"	ret\n"
+	".size uv_redzone, . - uv_redzone\n");
 #elif defined(__aarch64__)
 __asm__(".text\n"
 	".balign 64\n"
@@ -236,7 +298,28 @@ __asm__(".text\n"
 	"	b.ne 1b\n"
 	"2:	mov x0, x2\n"
 	"	ret\n"
-	".size uv_loop, . - uv_loop\n");
+	".size uv_loop, . - uv_loop\n"
+	/* No red zone on arm64: both are plain nop-first functions here. */
+	".balign 64\n"
+	".globl uv_nop5\n .type uv_nop5, %function\n"
+	"uv_nop5:\n"
+	"	nop\n"
+	"	mul x1, x0, x0\n"
+	"	add x1, x1, x1, lsl #1\n"
+	"	add x0, x1, #7\n"
+	"	ret\n"
+	".size uv_nop5, . - uv_nop5\n"
+	".balign 64\n"
+	".globl uv_redzone\n .type uv_redzone, %function\n"
+	".globl uv_redzone_nop\n"
+	"uv_redzone:\n"
+	"uv_redzone_nop:\n"
+	"	nop\n"
+	"	mul x1, x0, x0\n"
+	"	add x1, x1, x1, lsl #1\n"
+	"	add x0, x1, #7\n"
+	"	ret\n"
+	".size uv_redzone, . - uv_redzone\n");
 #else
 #error "write uv_leaf, uv_cowfn and uv_loop for this architecture"
 #endif
@@ -264,7 +347,35 @@ static const struct {
 	{ "uv_cowfn", uv_cowfn },
 	{ "uv_loop_insn", uv_loop_insn },
 	{ "uv_loop_insn2", uv_loop_insn2 },
+	{ "uv_nop5", uv_nop5 },
+	{ "uv_redzone_nop", uv_redzone_nop },
 };
+
+/*
+ * The function the work, values, threads, fork, exec and seccomp
+ * subcommands call: uv_work, or with UV_WORK=nop5 or UV_WORK=redzone in
+ * the environment (exec keeps it) one of the two computing the same on
+ * a 5-byte nop.
+ */
+static fn_t work_fn = uv_work;
+
+static void pick_work_fn(void)
+{
+	const char *w = getenv("UV_WORK");
+
+	if (w && !strcmp(w, "nop5"))
+		work_fn = uv_nop5;
+	else if (w && !strcmp(w, "redzone"))
+		work_fn = uv_redzone;
+}
+
+/* The probed nop of work_fn. */
+static const unsigned char *work_site(void)
+{
+	if (work_fn == uv_redzone)
+		return uv_redzone_nop;
+	return (const unsigned char *)work_fn;
+}
 
 static int cmd_points(int unused1, int unused2)
 {
@@ -287,7 +398,7 @@ static uint64_t run_work(uint64_t n, uint64_t base)
 	uint64_t i, sum = 0;
 
 	for (i = 0; i < n; i++) {
-		uint64_t r = uv_work(opaque(base + i));
+		uint64_t r = work_fn(opaque(base + i));
 
 		check("uv_work", r, work_want(base + i));
 		sum += r;
@@ -308,7 +419,7 @@ static int cmd_values(int n, int base)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		uint64_t r = uv_work(opaque(base + i));
+		uint64_t r = work_fn(opaque(base + i));
 
 		check("uv_work", r, work_want(base + i));
 		printf("%llu\n", (unsigned long long)r);
@@ -352,7 +463,7 @@ static void *thread_calls(void *arg)
 	pin(w->cpu);
 	pthread_barrier_wait(&start_line);
 	for (i = 0; i < w->calls; i++) {
-		if (uv_work(opaque(i)) != work_want(i))
+		if (work_fn(opaque(i)) != work_want(i))
 			w->bad++;
 		w->done++;
 	}
@@ -996,6 +1107,142 @@ static int cmd_xom(int n, int unused)
 	return bad != 0;
 }
 
+/* ---- probes on a 5-byte nop ---- */
+
+/* The start and end of the [uprobes-stubs] mapping; 0 when there is none. */
+static int stub_range(unsigned long *lo, unsigned long *hi)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	*lo = *hi = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+
+		if (strstr(line, "[uprobes-stubs]") &&
+		    sscanf(line, "%lx-%lx", &a, &b) == 2) {
+			/* Several pages are one range enough for the test. */
+			if (!found || a < *lo)
+				*lo = a;
+			if (b > *hi)
+				*hi = b;
+			found = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void print_site(const char *when)
+{
+	unsigned long lo, hi;
+
+	printf("%sfirst=%02x stubs=%s\n", when,
+	       *(volatile const unsigned char *)work_site(),
+	       stub_range(&lo, &hi) ? "yes" : "no");
+}
+
+/*
+ * nop5 N [H]: N calls of the work function (UV_WORK), then its probed
+ * nop's first byte as this process sees it (0f: the nop, cc: a
+ * breakpoint, e9: a jump) and whether a stub page is mapped.  With H
+ * not 0, then "ready" and, once stdin closes, N more calls and the same
+ * line again, prefixed "after ".
+ */
+static int cmd_nop5(int n, int hold)
+{
+	run_work(n, 0);
+	print_site("");
+	if (!hold)
+		return bad != 0;
+	fflush(stdout);
+	tell("ready\n");
+	while (await_line())
+		;
+	run_work(n, 0);
+	print_site("after ");
+	return bad != 0;
+}
+
+static unsigned long stub_lo, stub_hi;
+static int stub_steps, step_calls;
+
+/*
+ * Every instruction traps while the trap flag is set: count those that
+ * stopped inside a stub, and from there run the probed function again,
+ * a hit of its own from a signal handler that interrupted a stub.
+ */
+static void on_step(int sig, siginfo_t *si, void *uc_void)
+{
+#if defined(__x86_64__)
+	ucontext_t *uc = uc_void;
+	unsigned long ip = uc->uc_mcontext.gregs[REG_RIP];
+
+	(void)sig;
+	(void)si;
+	if (ip < stub_lo || ip >= stub_hi)
+		return;
+	bump(&stub_steps);
+	if (work_fn(opaque(stub_steps)) != work_want(stub_steps))
+		bad++;
+	bump(&step_calls);
+#else
+	(void)sig;
+	(void)si;
+	(void)uc_void;
+#endif
+}
+
+static void trap_flag(int on)
+{
+#if defined(__x86_64__)
+	unsigned long f;
+
+	__asm__ volatile("pushf\n\tpop %0" : "=r"(f));
+	f = on ? f | 0x100 : f & ~0x100UL;
+	__asm__ volatile("push %0\n\tpopf" : : "r"(f) : "cc", "memory");
+#else
+	(void)on;
+#endif
+}
+
+/*
+ * tfstep N: one call of the work function (its nop jumps afterwards),
+ * then N calls under the trap flag, a SIGTRAP after every instruction,
+ * those inside the stub included; prints how many stopped there and how
+ * many calls the handler made.  x86_64 only.
+ */
+static int cmd_tfstep(int n, int unused)
+{
+	struct sigaction sa;
+	uint64_t r;
+	int i;
+
+#if !defined(__x86_64__)
+	printf("SKIP: the trap flag is x86's\n");
+	return 4;
+#endif
+	check("work", work_fn(opaque(1)), work_want(1));
+	if (!stub_range(&stub_lo, &stub_hi)) {
+		printf("no stub page after the first hit\n");
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_step;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	for (i = 0; i < n; i++) {
+		trap_flag(1);
+		r = work_fn(opaque(i));
+		trap_flag(0);
+		check("work under the trap flag", r, work_want(i));
+	}
+	printf("stub_steps=%d step_calls=%d\n", get(&stub_steps), get(&step_calls));
+	return bad != 0;
+}
+
 /* The subcommands, with the defaults of their (up to two) numbers. */
 static const struct {
 	const char *name;
@@ -1021,6 +1268,8 @@ static const struct {
 	{ "recurse", cmd_recurse, 100, 10 },
 	{ "maps", cmd_maps, 0, 0 },
 	{ "xom", cmd_xom, 5, 0 },
+	{ "nop5", cmd_nop5, 10, 0 },
+	{ "tfstep", cmd_tfstep, 20, 0 },
 };
 
 int main(int argc, char **argv)
@@ -1028,6 +1277,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int rc;
 
+	pick_work_fn();
 	for (i = 0; argc > 1 && i < ARRAY_SIZE(cmds); i++) {
 		if (strcmp(argv[1], cmds[i].name))
 			continue;
