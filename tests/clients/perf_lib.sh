@@ -4,6 +4,7 @@ need perf
 perf_clean() {
 	perf probe -q -d 'probe:*' 2>/dev/null
 	perf probe -q -d 'probe_*:*' 2>/dev/null
+	perf probe -q -d 'sdt_*:*' 2>/dev/null
 	true
 }
 perf_clean

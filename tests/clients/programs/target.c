@@ -7,7 +7,8 @@
  *
  *   target work N        target_work(i), lib_work(i) and lib_twice(i), i = 1..N
  *   target alloc N       N times malloc(TARGET_ALLOC_SIZE), then free
- *   target usdt N        N hits of target:tick (no semaphore) and of
+ *   target usdt N        N hits of target:tick and target:tick5 (no
+ *                        semaphore; tick5 on a 5-byte nop) and of
  *                        target:guarded (behind a semaphore: how many
  *                        hits found it set is printed)
  *   target threads T N   T threads, each target_work(i), i = 1..N
@@ -66,6 +67,7 @@ static long run_usdt(int n)
 
 	for (i = 1; i <= n; i++) {
 		target_tick(i);
+		target_tick5(i);
 		if (target_guarded_semaphore) {
 			enabled++;
 			STAP_PROBE2(target, guarded, i, i * 2);

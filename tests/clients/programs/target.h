@@ -5,5 +5,6 @@
 int lib_work(int n);
 int lib_twice(int n);
 void target_tick(int i);
+void target_tick5(int i);
 
 #endif
