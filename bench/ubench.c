@@ -3,7 +3,7 @@
  * The uprobe benchmark's user side (scripts/guest/bench.sh runs it):
  *
  *   ubench offsets           file offsets of the probe points
- *   ubench loop FN N         call FN (entry|step) N times; print the time
+ *   ubench loop FN N         call FN (entry|step|nop5) N times; print the time
  *                            per call in ns (instructions under -icount)
  *   ubench threads FN N T    T threads call FN N times each, started
  *                            together; print the wall time of the whole
@@ -19,7 +19,9 @@
  * same instructions: bench_entry begins with the usual frame setup (the
  * entry probe and the return probe go there), bench_step with an add,
  * which upstream runs out of line on both arches (ours too on x86_64;
- * on arm64 ours carries it out at the trap).
+ * on arm64 ours carries it out at the trap), bench_nop5 with the 5-byte
+ * nop of USDT probes (on arm64 just a nop), which ours on x86_64 enters
+ * by a jump instead of the trap.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -31,20 +33,25 @@
 
 int bench_entry(int x);
 int bench_step(int x);
+int bench_nop5(int x);
 
 #if defined(__x86_64__)
 asm(".text\n"
     ".globl bench_entry\n.type bench_entry,@function\nbench_entry:\n"
     "	push %rbp\n	mov %rsp,%rbp\n	lea 1(%rdi),%eax\n	pop %rbp\n	ret\n"
     ".globl bench_step\n.type bench_step,@function\nbench_step:\n"
-    "	lea 1(%rdi),%eax\n	ret\n");
+    "	lea 1(%rdi),%eax\n	ret\n"
+    ".globl bench_nop5\n.type bench_nop5,@function\nbench_nop5:\n"
+    "	.byte 0x0f,0x1f,0x44,0x00,0x00\n	lea 1(%rdi),%eax\n	ret\n");
 #elif defined(__aarch64__)
 asm(".text\n"
     ".globl bench_entry\n.type bench_entry,%function\nbench_entry:\n"
     "	stp x29, x30, [sp, #-16]!\n	mov x29, sp\n	add w0, w0, #1\n"
     "	ldp x29, x30, [sp], #16\n	ret\n"
     ".globl bench_step\n.type bench_step,%function\nbench_step:\n"
-    "	add w0, w0, #1\n	ret\n");
+    "	add w0, w0, #1\n	ret\n"
+    ".globl bench_nop5\n.type bench_nop5,%function\nbench_nop5:\n"
+    "	nop\n	add w0, w0, #1\n	ret\n");
 #else
 #error "x86_64 and arm64 only"
 #endif
@@ -131,12 +138,15 @@ int main(int argc, char **argv)
 		return run_threads(strcmp(argv[2], "step") ? bench_entry : bench_step,
 				   atol(argv[3]), atoi(argv[4]));
 	if (argc == 2 && !strcmp(argv[1], "offsets")) {
-		printf("entry %#lx\nstep %#lx\n", file_offset((void *)bench_entry),
-		       file_offset((void *)bench_step));
+		printf("entry %#lx\nstep %#lx\nnop5 %#lx\n",
+		       file_offset((void *)bench_entry),
+		       file_offset((void *)bench_step),
+		       file_offset((void *)bench_nop5));
 		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "loop")) {
-		int (*fn)(int) = strcmp(argv[2], "step") ? bench_entry : bench_step;
+		int (*fn)(int) = !strcmp(argv[2], "step") ? bench_step :
+				 !strcmp(argv[2], "nop5") ? bench_nop5 : bench_entry;
 		long i, n = atol(argv[3]);
 		volatile int sink = 0;
 		long long t0, t1;

@@ -92,7 +92,9 @@ rmmod kprobes_bench
 # probe's hit count (uprobe_profile) went up by exactly the calls made.
 # bench_entry begins with a frame setup, bench_step with an add that
 # upstream runs out of line (ours too on x86_64; on arm64 ours simulates
-# it, so the mechanism column names upstream's way).
+# it, so the mechanism column names upstream's way), bench_nop5 with a
+# 5-byte nop (uprobe_on_nop5; uprobe_on_nop5_trap is ours with the jump
+# turned off, the trap on the same nop).
 # bench_only=uprofile:KIND (KIND entry, ret, entry+ret, step, none or
 # arm) is a profiling aid, not a figure: 100000 calls under that probe and
 # nothing else, for an instruction profile of the guest (QEMU's -plugin);
@@ -106,7 +108,11 @@ uprobes_bench() {
 	T=/sys/kernel/tracing
 	UE=$T/uprobe_events
 	N=20000
-	cases="entry ret entry+ret step"
+	cases="entry ret entry+ret step nop5"
+	# Ours on x86_64 enters a probe on a 5-byte nop by a jump; the same
+	# nop with the jump turned off is the trap it replaces.
+	knob=/sys/module/uprobes/parameters/nop5_jump
+	[ -w $knob ] && cases="$cases nop5trap"
 	case "$only" in uprofile:*) N=100000 cases=${only#uprofile:} ;; esac
 	[ -x $U ] || { echo "BENCH-INFO no $U: no uprobe figures"; return; }
 	[ -f $UE ] || mount -t tracefs none $T 2>/dev/null
@@ -114,12 +120,14 @@ uprobes_bench() {
 	eval "$($U offsets | awk '{ print $1 "=" $2 }')"
 	echo "p:ubench/entry $U:$entry" >> $UE &&
 		echo "r:ubench/ret $U:$entry" >> $UE &&
-		echo "p:ubench/step $U:$step" >> $UE ||
+		echo "p:ubench/step $U:$step" >> $UE &&
+		echo "p:ubench/nop5 $U:$nop5" >> $UE ||
 		{ echo "BENCH-ERROR cannot define the uprobes"; return; }
 	echo 0 > $T/tracing_on
 
 	base_entry=$($U loop entry $N)
 	base_step=$($U loop step $N)
+	base_nop5=$($U loop nop5 $N)
 	if [ "$N" = 20000 ]; then
 		echo "BENCH uprobe_unprobed_call $base_entry ns"
 		echo "BENCH uprobe_unprobed_step_call $base_step ns"
@@ -128,14 +136,17 @@ uprobes_bench() {
 		[ $c = arm ] && continue
 		fn=entry base=$base_entry
 		[ $c = step ] && fn=step base=$base_step
+		case $c in nop5*) fn=nop5 base=$base_nop5 ;; esac
 		events=$(echo $c | tr + ' ')
 		[ $c = none ] && events=
+		[ $c = nop5trap ] && events=nop5 && echo 0 > $knob
 		before=
 		for e in $events; do
 			before="$before $(uprobe_hits $e)"
 			echo 1 > $T/events/ubench/$e/enable
 		done
 		v=$($U loop $fn $N) || echo "BENCH-ERROR ubench loop $fn failed under $c"
+		[ $c = nop5trap ] && echo 1 > $knob
 		set -- $before
 		ok=1
 		for e in $events; do
@@ -153,6 +164,9 @@ uprobes_bench() {
 		ret) m=uretprobe mech=breakpoint+trampoline ;;
 		entry+ret) m=uprobe_plus_uretprobe mech=breakpoint+trampoline ;;
 		step) m=uprobe_out_of_line mech=breakpoint+step ;;
+		nop5) m=uprobe_on_nop5 mech=breakpoint
+		      [ -w $knob ] && mech=jump+syscall ;;
+		nop5trap) m=uprobe_on_nop5_trap mech=breakpoint ;;
 		esac
 		[ -n "$m" ] && [ "$N" = 20000 ] || continue
 		echo "BENCH-INFO mech $m $mech"
@@ -168,6 +182,7 @@ uprobes_bench() {
 	echo "-:ubench/entry" >> $UE
 	echo "-:ubench/ret" >> $UE
 	echo "-:ubench/step" >> $UE
+	echo "-:ubench/nop5" >> $UE
 }
 
 # One and two threads of one process hitting the same probe at once, on
