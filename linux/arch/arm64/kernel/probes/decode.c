@@ -182,6 +182,36 @@ static struct arm64_probe_verdict classify_branch_system(u32 insn,
  * one register twice is CONSTRAINED UNPREDICTABLE: the hardware decides,
  * so it is stepped.
  */
+/*
+ * ldr/str of one W or X register (zero-extending, no ldrsw) at sp or the
+ * frame pointer: the locals and spills of a usual function.  Immediate
+ * offsets, unscaled or scaled, and for user probes the pre- and
+ * post-indexed forms too; a write-back into the register it loads or
+ * stores is CONSTRAINED UNPREDICTABLE and stepped.  Kernel probes take
+ * only sp with a scaled, hence non-negative, offset and no write-back.
+ */
+static bool frame_slot(u32 insn, const struct arm64_probe_policy *pol)
+{
+	unsigned int rt = insn & 31, rn = (insn >> 5) & 31;
+	unsigned int opc = (insn >> 22) & 3;
+	bool scaled = insn & BIT(24), wback;
+
+	/* size 1x (W or X), V 0, opc 00 (str) or 01 (ldr). */
+	if ((insn & 0xbe000000) != 0xb8000000 || opc > 1)
+		return false;
+	if (!scaled && (insn & BIT(21)))		/* register offset */
+		return false;
+	/* Bits 11:10 of the unscaled forms: 00 ldur, 01 post, 11 pre. */
+	if (!scaled && ((insn >> 10) & 3) == 2)		/* ldtr/sttr */
+		return false;
+	wback = !scaled && (insn & BIT(10));
+	if (pol->kernel)
+		return rn == 31 && scaled;
+	if (rn != 31 && rn != 29)
+		return false;
+	return !(wback && rn == rt && rt != 31);
+}
+
 static enum arm64_probe_class frame_class(u32 insn,
 					  const struct arm64_probe_policy *pol)
 {
@@ -189,6 +219,8 @@ static enum arm64_probe_class frame_class(u32 insn,
 	unsigned int rt2 = (insn >> 10) & 31;
 	bool below_sp = insn & BIT(21);		/* imm7's sign */
 
+	if (frame_slot(insn, pol))
+		return ARM64_PROBE_FRAME_SLOT;
 	switch (insn & 0xffc00000) {
 	case 0xa8800000:	/* stp x, post-index */
 	case 0xa9800000:	/* stp x, pre-index */

@@ -32,6 +32,7 @@ enum arm64_probe_class {
 	ARM64_PROBE_FRAME_PAIR,	/* stp/ldp of two X registers at sp */
 	ARM64_PROBE_FRAME_SP,	/* add/sub #imm to sp */
 	ARM64_PROBE_ALU,	/* add/sub, logical, mov wide: no flags */
+	ARM64_PROBE_FRAME_SLOT,	/* ldr/str of one W or X register at sp, x29 */
 };
 
 /*
@@ -119,7 +120,7 @@ static inline bool arm64_probe_simulated(enum arm64_probe_class class)
 static inline bool arm64_probe_may_step(enum arm64_probe_class class)
 {
 	return class == ARM64_PROBE_STEP || class == ARM64_PROBE_FRAME_PAIR ||
-	       class == ARM64_PROBE_FRAME_SP;
+	       class == ARM64_PROBE_FRAME_SP || class == ARM64_PROBE_FRAME_SLOT;
 }
 
 #endif /* _ARM64_KERNEL_PROBES_DECODE_H */

@@ -107,6 +107,9 @@ static const struct kpa_case kpa_cases[] = {
 	KPA("movz", kpa_movz, ARM64_PROBE_ALU, 0, 0),
 	KPA("stp at sp + 16", kpa_frame_stp, ARM64_PROBE_FRAME_PAIR, 0, 5),
 	KPA("ldp at sp + 16", kpa_frame_ldp, ARM64_PROBE_FRAME_PAIR, 0, 5),
+	KPA("str at sp + 24", kpa_frame_str, ARM64_PROBE_FRAME_SLOT, 0, 5, -1ULL),
+	KPA("ldr w at sp + 20", kpa_frame_ldr_w, ARM64_PROBE_FRAME_SLOT, 0, 5,
+	    0x1234567800000009ULL, -1ULL),
 };
 
 static int hits, posts;
@@ -1210,6 +1213,30 @@ static void kpa_frame_classes(struct kunit *test)
 		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
 		{ "movz w0, #1, lsl #32", 0x52c00020,
 		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		/* One register at sp or x29; kernel: sp, scaled offset only. */
+		{ "str x19, [sp, #16]", 0xf9000bf3,
+		  ARM64_PROBE_FRAME_SLOT, ARM64_PROBE_FRAME_SLOT },
+		{ "ldr w0, [x29, #28]", 0xb9401fa0,
+		  ARM64_PROBE_FRAME_SLOT, ARM64_PROBE_STEP },
+		{ "stur w0, [x29, #-4]", 0xb81fc3a0,
+		  ARM64_PROBE_FRAME_SLOT, ARM64_PROBE_STEP },
+		{ "str x30, [sp, #-16]!", 0xf81f0ffe,
+		  ARM64_PROBE_FRAME_SLOT, ARM64_PROBE_STEP },
+		{ "ldr x30, [sp], #16", 0xf84107fe,
+		  ARM64_PROBE_FRAME_SLOT, ARM64_PROBE_STEP },
+		{ "ldur x2, [sp, #-8]", 0xf85f83e2,
+		  ARM64_PROBE_FRAME_SLOT, ARM64_PROBE_STEP },
+		/* Another base, sign-extending, write-back into the base. */
+		{ "ldr x1, [x0, #8]", 0xf9400401,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "ldrsw x0, [sp, #4]", 0xb98007e0,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "ldr x29, [x29, #-8]!", 0xf85f8fbd,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "ldr x0, [sp, x1]", 0xf8616be0,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
+		{ "sttr w0, [sp]", 0xb8000be0,
+		  ARM64_PROBE_STEP, ARM64_PROBE_STEP },
 	};
 	struct pt_regs regs = {};
 	unsigned long at = 0x400000;
@@ -1269,6 +1296,51 @@ static void kpa_frame_classes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.pstate, PSR_BTYPE_J);
 	KUNIT_EXPECT_TRUE(test, arm64_probe_may_step(ARM64_PROBE_FRAME_PAIR));
 	KUNIT_EXPECT_FALSE(test, arm64_probe_may_step(ARM64_PROBE_LDR_LIT));
+
+	/* str x30, [sp, #-16]!: stored at the new sp. */
+	memset(frame_mem, 0, sizeof(frame_mem));
+	regs.sp = FRAME_BASE + 32;
+	regs.regs[30] = 0x1234567890abcdefULL;
+	KUNIT_ASSERT_TRUE(test, arm64_probe_simulate(0xf81f0ffe, ARM64_PROBE_FRAME_SLOT,
+						     at, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.sp, FRAME_BASE + 16);
+	KUNIT_EXPECT_EQ(test, frame_mem[2], 0x1234567890abcdefULL);
+	KUNIT_EXPECT_EQ(test, regs.pc, (u64)at + 4);
+
+	/* ldr w0, [sp]: the low half, zero-extended. */
+	regs.regs[0] = -1ULL;
+	KUNIT_ASSERT_TRUE(test, arm64_probe_simulate(0xb94003e0, ARM64_PROBE_FRAME_SLOT,
+						     at, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.regs[0], 0x90abcdefULL);
+
+	/* stur w0, [x29, #-4]: four bytes below the frame pointer. */
+	regs.regs[29] = FRAME_BASE + 16;
+	KUNIT_ASSERT_TRUE(test, arm64_probe_simulate(0xb81fc3a0, ARM64_PROBE_FRAME_SLOT,
+						     at, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, frame_mem[1], 0x90abcdef00000000ULL);
+	KUNIT_EXPECT_EQ(test, frame_mem[0], 0ULL);
+
+	/* ldr x30, [sp], #16: loaded from the old sp, sp moves back. */
+	regs.regs[30] = 0;
+	KUNIT_ASSERT_TRUE(test, arm64_probe_simulate(0xf84107fe, ARM64_PROBE_FRAME_SLOT,
+						     at, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.regs[30], 0x1234567890abcdefULL);
+	KUNIT_EXPECT_EQ(test, regs.sp, FRAME_BASE + 32);
+
+	/* Declined, registers untouched: a misaligned sp, then a fault. */
+	regs.sp = FRAME_BASE + 40;
+	regs.pc = at;
+	KUNIT_EXPECT_FALSE(test, arm64_probe_simulate(0xf81f0ffe, ARM64_PROBE_FRAME_SLOT,
+						      at, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.sp, FRAME_BASE + 40);
+	frame_fault = true;
+	regs.regs[0] = 7;
+	KUNIT_EXPECT_FALSE(test, arm64_probe_simulate(0xb9401fa0, ARM64_PROBE_FRAME_SLOT,
+						      at, &regs, &frame_pol));
+	KUNIT_EXPECT_EQ(test, regs.regs[0], 7ULL);
+	KUNIT_EXPECT_EQ(test, regs.pc, (u64)at);
+	frame_fault = false;
+	KUNIT_EXPECT_TRUE(test, arm64_probe_may_step(ARM64_PROBE_FRAME_SLOT));
 }
 
 static struct kunit_case kprobes_arm64_cases[] = {

@@ -54,6 +54,8 @@ u64 kpa_movn_w(u64 x);
 u64 kpa_movz(u64 x);
 u64 kpa_frame_stp(u64 x);
 u64 kpa_frame_ldp(u64 x);
+u64 kpa_frame_str(u64 x);
+u64 kpa_frame_ldr_w(u64 x);
 u64 kpa_ldr_q(u64 x);
 u64 kpa_ldr_d(u64 x);
 u64 kpa_ldr_s(u64 x);
@@ -72,7 +74,7 @@ extern const unsigned long kpa_add_imm_insn, kpa_sub_imm_w_insn,
 	kpa_and_imm_w_insn, kpa_orr_imm_insn, kpa_bic_lsr_insn,
 	kpa_eon_ror_w_insn, kpa_add_lsl_insn, kpa_neg_asr_w_insn,
 	kpa_movk_insn, kpa_movn_w_insn, kpa_movz_insn, kpa_frame_stp_insn,
-	kpa_frame_ldp_insn;
+	kpa_frame_ldp_insn, kpa_frame_str_insn, kpa_frame_ldr_w_insn;
 
 /* Landing pads: kpa_br's, kpa_br16's and kpa_blr_pad's. */
 extern const unsigned long kpa_pad_j_insn, kpa_pad_c16_insn, kpa_pad_c_insn;

@@ -440,6 +440,29 @@ PROBED(kpa_frame_ldp)
 	ret
 SYM_FUNC_END(kpa_frame_ldp)
 
+SYM_FUNC_START(kpa_frame_str)
+	stp	x29, x30, [sp, #-32]!
+	mov	x29, sp
+PROBED(kpa_frame_str)
+	str	x0, [sp, #24]
+	ldr	x1, [sp, #24]
+	add	x0, x1, #3
+	ldp	x29, x30, [sp], #32
+	ret
+SYM_FUNC_END(kpa_frame_str)
+
+/* Returns x0 plus its upper half, loaded as a W register from the stack. */
+SYM_FUNC_START(kpa_frame_ldr_w)
+	stp	x29, x30, [sp, #-32]!
+	mov	x29, sp
+	str	x0, [sp, #16]
+PROBED(kpa_frame_ldr_w)
+	ldr	w1, [sp, #20]
+	add	x0, x0, x1
+	ldp	x29, x30, [sp], #32
+	ret
+SYM_FUNC_END(kpa_frame_ldr_w)
+
 /*
  * Loads the 16-byte literal into q16 and returns its upper half (x0 == 0)
  * or its lower half: a SIMD literal load that is stepped out of line

@@ -404,6 +404,42 @@ static bool sim_frame_pair(u32 insn, unsigned long addr, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(sim_frame_pair);
 
+/*
+ * ldr/str of one W or X register at sp or x29 (decode.c's frame_slot()).
+ * As for the pairs, a misaligned sp or an access that faults declines.
+ */
+static bool sim_frame_slot(u32 insn, unsigned long addr, struct pt_regs *regs,
+			   const struct arm64_probe_policy *pol)
+{
+	unsigned int rt = insn & 31, rn = (insn >> 5) & 31;
+	bool is_x = insn & BIT(30), scaled = insn & BIT(24);
+	bool wback = !scaled && (insn & BIT(10));
+	bool post_index = wback && !(insn & BIT(11));
+	unsigned int size = is_x ? 8 : 4;
+	s64 off = scaled ? (s64)((insn >> 10) & 0xfff) * size :
+			   sfield(insn, 12, 9);
+	u64 base = get_x_or_sp(regs, rn), at = base + (post_index ? 0 : off);
+	u64 x;
+	u32 w;
+
+	if (rn == 31 && (regs->sp & 15))
+		return false;
+	if (insn & BIT(22)) {
+		if (is_x ? pol->read(&x, at, 8) : pol->read(&w, at, 4))
+			return false;
+		set_x(regs, rt, is_x ? x : w);
+	} else {
+		x = get_x(regs, rt);
+		w = x;
+		if (is_x ? pol->write(at, &x, 8) : pol->write(at, &w, 4))
+			return false;
+	}
+	if (wback)
+		set_x_or_sp(regs, rn, base + off);
+	return resume(regs, addr + AARCH64_INSN_SIZE);
+}
+NOKPROBE_SYMBOL(sim_frame_slot);
+
 /* add/sub of a (possibly shifted) immediate to sp. */
 static bool sim_frame_sp(u32 insn, unsigned long addr, struct pt_regs *regs,
 			 const struct arm64_probe_policy *pol)
@@ -531,6 +567,7 @@ static const arm64_probe_sim_fn simulators[] = {
 	[ARM64_PROBE_FRAME_PAIR]	= sim_frame_pair,
 	[ARM64_PROBE_FRAME_SP]		= sim_frame_sp,
 	[ARM64_PROBE_ALU]		= sim_alu,
+	[ARM64_PROBE_FRAME_SLOT]	= sim_frame_slot,
 };
 
 /**

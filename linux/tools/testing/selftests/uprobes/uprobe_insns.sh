@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Uprobes through uprobe_events on instructions of each class the
 # architecture's decoder treats differently (on arm64: branches, literal
-# loads, adr/adrp, calls and returns simulated, stack-frame stp/ldp and
-# SP arithmetic emulated, an add stepped): every probe counts exactly the
-# calls made, and the program computes the same results as without
-# probes.
+# loads, adr/adrp, calls and returns simulated, stack-frame stp/ldp,
+# ldr/str at sp or x29 and SP arithmetic emulated, an add stepped):
+# every probe counts exactly the calls made, and the program computes
+# the same results as without probes.
 . "$(dirname "$0")/module_lib.sh"
 need_uprobes_kernel tracefs
 PROG=$(cd "$(dirname "$0")" && pwd)/uprobe_target

@@ -66,6 +66,19 @@ asm(".text\n"
 	".globl ut_stpoff\n ut_stpoff:\n sub sp, sp, #32\n"
 	POINT(ut_stpoff) " stp x0, x30, [sp, #16]\n ldr x1, [sp, #16]\n"
 	" ldr x30, [sp, #24]\n add sp, sp, #32\n add x0, x1, #8\n ret\n"
+	/* One register at sp or x29: locals, spills, a saved x30. */
+	".globl ut_strsp\n ut_strsp:\n sub sp, sp, #16\n"
+	POINT(ut_strsp) " str x0, [sp, #8]\n ldr x1, [sp, #8]\n add sp, sp, #16\n"
+	" add x0, x1, #9\n ret\n"
+	".globl ut_ldrfp\n ut_ldrfp:\n stp x29, x30, [sp, #-32]!\n mov x29, sp\n"
+	" str x0, [x29, #16]\n"
+	POINT(ut_ldrfp) " ldr w1, [x29, #20]\n add x0, x0, x1\n"
+	" ldp x29, x30, [sp], #32\n ret\n"
+	".globl ut_strpre\n ut_strpre:\n"
+	POINT(ut_strpre) " str x30, [sp, #-16]!\n add x0, x0, #11\n"
+	" ldr x30, [sp], #16\n ret\n"
+	".globl ut_ldrpost\n ut_ldrpost:\n str x30, [sp, #-16]!\n mov x30, #0\n"
+	POINT(ut_ldrpost) " ldr x30, [sp], #16\n add x0, x0, #12\n ret\n"
 	".p2align 3\n"
 	"ut_lit:\n .quad 0x1122334455667788\n"
 	"ut_lit32:\n .word 0x80000001\n .word 0\n");
@@ -75,7 +88,8 @@ CLASS(ut_bcond); CLASS(ut_cbz); CLASS(ut_tbnz); CLASS(ut_adr);
 CLASS(ut_adrp); CLASS(ut_ldr); CLASS(ut_ldrsw); CLASS(ut_bl);
 CLASS(ut_blr); CLASS(ut_ret); CLASS(ut_nop); CLASS(ut_add);
 CLASS(ut_stp); CLASS(ut_ldp); CLASS(ut_movfp); CLASS(ut_subsp);
-CLASS(ut_stpoff);
+CLASS(ut_stpoff); CLASS(ut_strsp); CLASS(ut_ldrfp); CLASS(ut_strpre);
+CLASS(ut_ldrpost);
 #define P(name) { #name, name, name##_insn }
 #endif
 
@@ -90,6 +104,7 @@ static struct point {
 	P(ut_bcond), P(ut_cbz), P(ut_tbnz), P(ut_adr), P(ut_adrp), P(ut_ldr),
 	P(ut_ldrsw), P(ut_bl), P(ut_blr), P(ut_ret), P(ut_nop), P(ut_add),
 	P(ut_stp), P(ut_ldp), P(ut_movfp), P(ut_subsp), P(ut_stpoff),
+	P(ut_strsp), P(ut_ldrfp), P(ut_strpre), P(ut_ldrpost),
 #endif
 };
 
