@@ -252,8 +252,8 @@ static void finish_step(struct uprobe_task *ut, struct pt_regs *regs)
  * The hit itself, however the thread came: handlers, then the
  * instruction.  In an SRCU read-side section, @u found and ready.
  */
-static void run_hit(struct uprobe *u, unsigned long vaddr,
-		    struct pt_regs *regs)
+static __always_inline void run_hit(struct uprobe *u, unsigned long vaddr,
+				    struct pt_regs *regs)
 {
 	struct uprobe_task *ut;
 

@@ -233,12 +233,13 @@ SYSCALL_DEFINE0(uretprobe)
 	unsigned long tramp = uprobe_get_trampoline_vaddr();
 	unsigned long saved[3];		/* r11, rcx, rax */
 
-	/* Or from a stub a probed 5-byte nop jumped to. */
-	if (uprobe_stub_syscall(regs))
-		return regs->ax;
 	if (tramp == UPROBE_NO_TRAMPOLINE_VADDR ||
-	    regs->ip != tramp + sizeof(uretprobe_trampoline))
+	    regs->ip != tramp + sizeof(uretprobe_trampoline)) {
+		/* Or from a stub a probed 5-byte nop jumped to. */
+		if (uprobe_stub_syscall(regs))
+			return regs->ax;
 		goto bad;
+	}
 	if (copy_from_user(saved, (void __user *)regs->sp, sizeof(saved)))
 		goto bad;
 	regs->r11 = saved[0];

@@ -259,14 +259,19 @@ static struct stub_page *map_page(struct mm_struct *mm,
 	unsigned long addr, low;
 	unsigned int i;
 
-	/* A page of margin on both sides of the 2 GiB. */
+	/*
+	 * A page of margin on both sides of the 2 GiB.  Both limits page
+	 * aligned: without an alignment mask, vm_unmapped_area() returns
+	 * the highest address that fits, aligned or not.
+	 */
 	low = site > SZ_2G ? site - SZ_2G + 2 * PAGE_SIZE : 0;
 	info.low_limit = PAGE_ALIGN(max(low, mmap_min_addr));
-	info.high_limit = min(site + SZ_2G - 2 * PAGE_SIZE, top);
+	info.high_limit = min((site + SZ_2G - 2 * PAGE_SIZE) & PAGE_MASK, top);
 	if (info.low_limit >= info.high_limit)
 		return NULL;
 	addr = vm_unmapped_area(&info);
-	if (IS_ERR_VALUE(addr) || !in_reach(site, addr) ||
+	if (IS_ERR_VALUE(addr) || offset_in_page(addr) ||
+	    !in_reach(site, addr) ||
 	    !in_reach(site, addr + PAGE_SIZE - STUB_LEN))
 		return NULL;
 

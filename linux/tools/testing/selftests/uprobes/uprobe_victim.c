@@ -207,8 +207,11 @@ __asm__(".text\n"
 	 * sixteen words in its red zone, below its stack pointer, across
 	 * such a nop (uv_redzone_nop), and returns 0 when one changed.  A
 	 * probe entered by a call would write the return address there.
+	 * Neither nop is 16-byte aligned: a stub page mapped at an address
+	 * that is not a page's would run a stub from its middle.
 	 */
 	".balign 64\n"
+	"	nop; nop; nop\n"
 	".globl uv_nop5\n .type uv_nop5, %function\n"
 	"uv_nop5:\n"
 	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
@@ -237,6 +240,7 @@ __asm__(".text\n"
 	"	lea 14(%rdi), %rax\n	mov %rax, -112(%rsp)\n"
 	"	lea 15(%rdi), %rax\n	mov %rax, -120(%rsp)\n"
 	"	lea 16(%rdi), %rax\n	mov %rax, -128(%rsp)\n"
+	"	nop\n"
 	"uv_redzone_nop:\n"
 	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
 	"	lea 1(%rdi), %rax\n	cmp %rax, -8(%rsp)\n	jne 1f\n"
