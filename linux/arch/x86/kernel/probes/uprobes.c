@@ -220,6 +220,23 @@ const void *arch_uprobe_trampoline(size_t *size)
 	return uretprobe_trampoline;
 }
 
+/* Three words on every hit: one user access section, no copy_from_user(). */
+bool uprobe_read_syscall_frame(unsigned long sp, unsigned long saved[3])
+{
+	const unsigned long __user *p = (const unsigned long __user *)sp;
+
+	if (!user_access_begin(p, 3 * sizeof(*p)))
+		return false;
+	unsafe_get_user(saved[0], p, fault);
+	unsafe_get_user(saved[1], p + 1, fault);
+	unsafe_get_user(saved[2], p + 2, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
 /*
  * Entered from the trampoline, or from a stub (uprobes_jump.c).  From the
  * trampoline, the function's rax, rcx and r11 are on the stack; once the
@@ -230,17 +247,17 @@ const void *arch_uprobe_trampoline(size_t *size)
 SYSCALL_DEFINE0(uretprobe)
 {
 	struct pt_regs *regs = task_pt_regs(current);
-	unsigned long tramp = uprobe_get_trampoline_vaddr();
 	unsigned long saved[3];		/* r11, rcx, rax */
+	unsigned long tramp;
 
+	/* Or from a stub a probed 5-byte nop jumped to. */
+	if (uprobe_stub_return(regs->ip) && uprobe_stub_syscall(regs))
+		return regs->ax;
+	tramp = uprobe_get_trampoline_vaddr();
 	if (tramp == UPROBE_NO_TRAMPOLINE_VADDR ||
-	    regs->ip != tramp + sizeof(uretprobe_trampoline)) {
-		/* Or from a stub a probed 5-byte nop jumped to. */
-		if (uprobe_stub_syscall(regs))
-			return regs->ax;
+	    regs->ip != tramp + sizeof(uretprobe_trampoline))
 		goto bad;
-	}
-	if (copy_from_user(saved, (void __user *)regs->sp, sizeof(saved)))
+	if (!uprobe_read_syscall_frame(regs->sp, saved))
 		goto bad;
 	regs->r11 = saved[0];
 	regs->cx = saved[1];

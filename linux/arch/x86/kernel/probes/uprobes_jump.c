@@ -63,7 +63,7 @@ module_param(nop5_jump, bool, 0644);
 MODULE_PARM_DESC(nop5_jump, "enter probes on 5-byte nops by a jump, not a trap");
 
 #define NOP5_LEN	5
-#define STUB_LEN	16
+#define STUB_LEN	UPROBE_STUB_LEN
 #define STUBS_PER_PAGE	(PAGE_SIZE / STUB_LEN)
 #define STUB_PAGES_MAX	16
 /*
@@ -81,11 +81,6 @@ static const u8 stub_code[STUB_LEN] = {
 	0x50, 0x51, 0x41, 0x53,				/* push rax, rcx, r11 */
 	0xb8, __NR_uretprobe & 0xff, (__NR_uretprobe >> 8) & 0xff, 0, 0,
 	0x0f, 0x05,					/* syscall */
-};
-
-/* What the stub pushed, from the stack pointer up. */
-struct stub_frame {
-	unsigned long r11, cx, ax;
 };
 
 /**
@@ -487,20 +482,20 @@ bool uprobe_stub_syscall(struct pt_regs *regs)
 {
 	struct uprobe_stub_table *t = current->mm ? table_of(current->mm) : NULL;
 	unsigned long site, ret = regs->ip;
-	struct stub_frame f;
+	unsigned long f[3];		/* r11, rcx, rax */
 
 	if (!t)
 		return false;
 	site = stub_site(t, ret);
 	if (!site)
 		return false;
-	if (copy_from_user(&f, (void __user *)regs->sp, sizeof(f))) {
+	if (!uprobe_read_syscall_frame(regs->sp, f)) {
 		force_sig(SIGSEGV);
 		return true;
 	}
-	regs->r11 = f.r11;
-	regs->cx = f.cx;
-	regs->ax = f.ax;
+	regs->r11 = f[0];
+	regs->cx = f[1];
+	regs->ax = f[2];
 	regs->sp += sizeof(f) + RED_ZONE;
 	/* Not a syscall to restart, whatever rax holds. */
 	regs->orig_ax = -1;
