@@ -45,11 +45,11 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/sync_core.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
 #include <linux/uprobes.h>
 #include <linux/uprobes_arch.h>
-#include <asm/sync_core.h>
 #include <asm/unistd.h>
 
 #include "uprobes_jump.h"
@@ -104,7 +104,7 @@ struct stub_page {
  */
 struct uprobe_stub_table {
 	refcount_t		ref;
-	struct mutex		lock;
+	struct mutex		lock;	/* see @lock above */
 	unsigned int		nr;
 	unsigned int		misses;
 	struct stub_page	*pages[STUB_PAGES_MAX];
@@ -163,6 +163,7 @@ static struct uprobe_stub_table *table_get(struct mm_struct *mm)
 	refcount_set(&t->ref, 1);
 	mutex_init(&t->lock);
 	st->stubs = t;
+	/* Publishes @t whole: pairs with the acquire in table_of(). */
 	smp_store_release(&st->stubs_mm, mm);
 	return t;
 }
@@ -204,6 +205,7 @@ void arch_uprobe_clear_state(struct mm_struct *mm)
 static unsigned long stub_site(struct uprobe_stub_table *t, unsigned long ret)
 {
 	unsigned long stub = ret - STUB_LEN;
+	/* Pairs with the release in map_page(): those pages are filled. */
 	unsigned int i, nr = smp_load_acquire(&t->nr);
 
 	if (!IS_ALIGNED(stub, STUB_LEN))

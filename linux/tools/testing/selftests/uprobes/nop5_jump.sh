@@ -140,6 +140,7 @@ OUT=$(UV_WORK=nop5 "$VICTIM" nop5 10 2>&1)
 STATUS=$?
 expect_ok "after the probes went"
 site_is "after the probes went" 0f
-[ $ours -eq 1 ] || ksft_skip "no uprobes.nop5_jump in this kernel (the checks above passed by the breakpoint)"
+[ $ours -eq 1 ] ||
+	ksft_skip "no uprobes.nop5_jump here (the checks above passed by the breakpoint)"
 ksft_pass "$total hits on a red-zone leaf and $n5 on a function entry by the jump," \
 	"across threads, fork, exec, seccomp and stub-stepping signals"

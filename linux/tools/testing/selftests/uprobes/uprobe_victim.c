@@ -1143,8 +1143,13 @@ static void print_site(const char *when)
 {
 	unsigned long lo, hi;
 
-	printf("%sfirst=%02x stubs=%s\n", when,
-	       *(volatile const unsigned char *)work_site(),
+	const unsigned char *site = work_site();
+	unsigned char first;
+
+	/* The text as it is now: another process may just have changed it. */
+	__asm__ volatile("" : : : "memory");
+	first = *site;
+	printf("%sfirst=%02x stubs=%s\n", when, first,
 	       stub_range(&lo, &hi) ? "yes" : "no");
 }
 
