@@ -134,6 +134,47 @@ out:
 	return ret;
 }
 
+int uprobe_text_read(struct mm_struct *mm, unsigned long vaddr, u8 *buf,
+		     size_t len)
+{
+	struct page *page;
+	void *kaddr;
+	long got;
+
+	if (offset_in_page(vaddr) + len > PAGE_SIZE)
+		return -EINVAL;
+	/* Not a user access: the text may be execute-only. */
+	got = get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL);
+	if (got <= 0)
+		return got ? got : -EFAULT;
+	kaddr = kmap_local_page(page);
+	memcpy(buf, kaddr + offset_in_page(vaddr), len);
+	kunmap_local(kaddr);
+	put_page(page);
+	return 0;
+}
+
+/*
+ * The mm's own copy of the page at @vaddr, made by a forced write fault,
+ * and its vma.  Return: 0 with a reference on *@pagep, or -errno.
+ */
+static int text_page_for_write(struct mm_struct *mm, unsigned long vaddr,
+			       struct page **pagep, struct vm_area_struct **vmap)
+{
+	long got = get_user_pages_remote(mm, vaddr, 1,
+					 FOLL_FORCE | FOLL_WRITE | FOLL_SPLIT_PMD,
+					 pagep, NULL);
+
+	if (got <= 0)
+		return got ? got : -EFAULT;
+	*vmap = vma_lookup(mm, vaddr);
+	if (WARN_ON_ONCE(!*vmap)) {
+		put_page(*pagep);
+		return -EFAULT;
+	}
+	return 0;
+}
+
 /*
  * Put the breakpoint in (@install) or take it out of @mm at @vaddr.
  * mmap_lock held.  Return: 1 when the text changed, 0 when it already
@@ -148,7 +189,6 @@ static int poke(struct uprobe *uprobe, struct mm_struct *mm,
 	struct vm_area_struct *vma;
 	struct page *page;
 	void *kaddr;
-	long got;
 	int ret;
 
 	if (!install) {
@@ -158,26 +198,16 @@ static int poke(struct uprobe *uprobe, struct mm_struct *mm,
 		 * breakpoint (one a process probe left alone, an image
 		 * mapped after exec) must not get.
 		 */
-		got = get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL);
-		if (got <= 0)
-			return got ? got : -EFAULT;
-		kaddr = kmap_local_page(page);
-		memcpy(&cur, kaddr + offset_in_page(vaddr), UPROBE_SWBP_INSN_SIZE);
-		kunmap_local(kaddr);
-		put_page(page);
+		ret = uprobe_text_read(mm, vaddr, (u8 *)&cur,
+				       UPROBE_SWBP_INSN_SIZE);
+		if (ret)
+			return ret;
 		if (memcmp(&cur, &bp, UPROBE_SWBP_INSN_SIZE))
 			return 0;
 	}
-	got = get_user_pages_remote(mm, vaddr, 1,
-				    FOLL_FORCE | FOLL_WRITE | FOLL_SPLIT_PMD,
-				    &page, NULL);
-	if (got <= 0)
-		return got ? got : -EFAULT;
-	vma = vma_lookup(mm, vaddr);
-	if (WARN_ON_ONCE(!vma)) {
-		put_page(page);
-		return -EFAULT;
-	}
+	ret = text_page_for_write(mm, vaddr, &page, &vma);
+	if (ret)
+		return ret;
 
 	lock_page(page);
 	kaddr = kmap_local_page(page);
@@ -223,26 +253,6 @@ static int poke(struct uprobe *uprobe, struct mm_struct *mm,
 
 /* ---- Bytes for a port's direct entries ---- */
 
-int uprobe_text_read(struct mm_struct *mm, unsigned long vaddr, u8 *buf,
-		     size_t len)
-{
-	struct page *page;
-	void *kaddr;
-	long got;
-
-	if (offset_in_page(vaddr) + len > PAGE_SIZE)
-		return -EINVAL;
-	/* Not a user access: the text may be execute-only. */
-	got = get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL);
-	if (got <= 0)
-		return got ? got : -EFAULT;
-	kaddr = kmap_local_page(page);
-	memcpy(buf, kaddr + offset_in_page(vaddr), len);
-	kunmap_local(kaddr);
-	put_page(page);
-	return 0;
-}
-
 int uprobe_text_replace(struct mm_struct *mm, unsigned long vaddr,
 			const u8 *old, const u8 *new, size_t len)
 {
@@ -250,7 +260,6 @@ int uprobe_text_replace(struct mm_struct *mm, unsigned long vaddr,
 	u8 cur[MAX_UINSN_BYTES];
 	struct page *page;
 	void *kaddr;
-	long got;
 	int ret;
 
 	if (len > sizeof(cur))
@@ -259,16 +268,9 @@ int uprobe_text_replace(struct mm_struct *mm, unsigned long vaddr,
 	ret = uprobe_text_read(mm, vaddr, cur, len);
 	if (ret || memcmp(cur, old, len))
 		return ret;
-	got = get_user_pages_remote(mm, vaddr, 1,
-				    FOLL_FORCE | FOLL_WRITE | FOLL_SPLIT_PMD,
-				    &page, NULL);
-	if (got <= 0)
-		return got ? got : -EFAULT;
-	vma = vma_lookup(mm, vaddr);
-	if (WARN_ON_ONCE(!vma)) {
-		put_page(page);
-		return -EFAULT;
-	}
+	ret = text_page_for_write(mm, vaddr, &page, &vma);
+	if (ret)
+		return ret;
 	lock_page(page);
 	kaddr = kmap_local_page(page);
 	ret = !memcmp(kaddr + offset_in_page(vaddr), old, len);
