@@ -1041,6 +1041,17 @@ static int cmd_maps(int unused1, int unused2)
 /* Bumped by the handler, which interrupts the caller: atomics. */
 static int traps;
 
+/* SIGTRAP to @fn, with its siginfo. */
+static void catch_sigtrap(void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+}
+
 static void on_trap(int sig, siginfo_t *si, void *uc_void)
 {
 	ucontext_t *uc = uc_void;
@@ -1072,7 +1083,6 @@ static int cmd_xom(int n, int unused)
 	static const uint32_t code[] = { 0xd42000a0, 0xd65f03c0 }; /* brk #5; ret */
 #endif
 	long psz = sysconf(_SC_PAGESIZE);
-	struct sigaction sa;
 	void (*fn)(void);
 	int fds[2], i;
 	char *page;
@@ -1100,10 +1110,7 @@ static int cmd_xom(int n, int unused)
 		printf("PROT_EXEC leaves memory readable here\n");
 		return 4;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_trap;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGTRAP, &sa, NULL);
+	catch_sigtrap(on_trap);
 	fn = (void (*)(void))page;
 	for (i = 0; i < n; i++)
 		fn();
@@ -1225,7 +1232,6 @@ static void trap_flag(int on)
  */
 static int cmd_tfstep(int n, int unused)
 {
-	struct sigaction sa;
 	uint64_t r;
 	int i;
 
@@ -1238,10 +1244,7 @@ static int cmd_tfstep(int n, int unused)
 		printf("no stub page after the first hit\n");
 		return 1;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_step;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGTRAP, &sa, NULL);
+	catch_sigtrap(on_step);
 	for (i = 0; i < n; i++) {
 		trap_flag(1);
 		r = work_fn(opaque(i));
