@@ -513,3 +513,7 @@ bool uprobe_stub_syscall(struct pt_regs *regs)
 	}
 	return true;
 }
+
+#ifdef CONFIG_UPROBES_KUNIT_TEST
+#include "uprobes_jump_kunit.c"
+#endif
