@@ -7,9 +7,11 @@
 # return probe, fork, exec, threads and seccomp in both modes work on
 # such a nop; signals taken on each instruction of the stub, with the
 # probed function hit again from their handler, change nothing; with
-# the knob off the nop keeps its breakpoint; and once the probes are
-# gone the nop is a nop again.  A kernel without the knob (upstream)
-# runs the same calls and checks, then skips what is ours.
+# the knob off the nop keeps its breakpoint; a thread stopped in the
+# stub before its syscall while the probe goes or is replaced comes back
+# right; and once the probes are gone the nop is a nop again.  A kernel
+# without the knob (upstream) runs the same calls and checks, then skips
+# what is ours.
 . "$(dirname "$0")/uprobe_lib.sh"
 need_uprobes
 [ "$(uname -m)" = x86_64 ] || ksft_skip "the nop5 jump is x86_64's"
@@ -72,6 +74,55 @@ if [ $ours -eq 1 ]; then
 	[ "$calls" = "$steps" ] || ksft_fail "the handler made $calls calls for $steps stops"
 	total=$((total + 101 + calls))
 	expect_hits rz $total
+fi
+
+# Held in the stub at its syscall, not yet in the kernel, while the
+# probe goes, and then while a new probe takes its place: the call keeps
+# its red zone and its value; the gone probe counts only the first call,
+# which wrote the jump; the new one counts the held call (the nop is a
+# nop again for a thread coming back from a stub whose probe went).
+# stub_held NAME WHAT: run "stubhold" as the paced program NAME; while
+# it waits in the stub the caller's change_probe changes the probes;
+# WHAT names the case.
+stub_held() {
+	export UV_WORK=redzone
+	start_paced "$1" 5 6 "$VICTIM" stubhold
+	unset UV_WORK
+	got=$(reply "$1")
+	[ "$got" = instub ] ||
+		ksft_fail "the victim did not stop at the stub's syscall: $got"
+	change_probe
+	send "$1"
+	finish "$1"
+	shift
+	expect_ok "held in the stub ($1)"
+	case $OUT in
+	*"held=1 "*) ;;
+	*) ksft_fail "$1: not held in the stub once: $OUT" ;;
+	esac
+}
+if [ $ours -eq 1 ]; then
+	change_probe() { ev_off rz; }
+	stub_held held1 "the probe went"
+	total=$((total + 1))
+	expect_hits rz $total
+	site_is "after the probe went under a thread in the stub" 0f
+
+	ev_on rz
+	add_probe p rz2 uv_redzone_nop
+	change_probe() { ev_off rz; ev_on rz2; }
+	stub_held held2 "a new probe came"
+	total=$((total + 1))
+	expect_hits rz $total
+	expect_hits rz2 1
+	# The new probe's breakpoint, or its jump if the held call trapped.
+	case $OUT in
+	*"first=cc "* | *"first=e9 "*) ;;
+	*) ksft_fail "the new probe is not at the nop: $OUT" ;;
+	esac
+	ev_off rz2
+	del_probe rz2
+	ev_on rz
 fi
 
 # The knob off: a new process keeps the breakpoint, and counts the same.

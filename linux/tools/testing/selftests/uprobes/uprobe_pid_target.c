@@ -14,6 +14,9 @@
  *                  and then looks at its first bytes; print how many
  *                  children still had a breakpoint there, or got a
  *                  wrong result (each one is described on stderr)
+ *   nop5           print the address of work5()
+ *   call5 N        call work5() N times; print the sum
+ *   site5          print work5()'s first byte in hex
  * "uprobe_pid_target call N" calls work() N times, prints the sum and
  * the kB of private copies in its text, and exits.
  */
@@ -32,15 +35,34 @@ long work(long x)
 	return x * 3 + 1;
 }
 
+/*
+ * work5() computes what work() does behind the 5-byte nop that USDT
+ * probes sit on (x86_64; elsewhere it is work() again).
+ */
+#if defined(__x86_64__)
+long work5(long x);
+asm(".text\n"
+    ".balign 16\n"
+    "	nop\n"
+    ".globl work5\n"
+    ".type work5, @function\n"
+    "work5:\n"
+    "	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+    "	lea 1(%rdi,%rdi,2), %rax\n"
+    "	ret\n"
+    ".size work5, . - work5\n");
+#else
+#define work5 work
+#endif
+
 long dead(long x)
 {
 	asm volatile("" : "+r"(x));
 	return x - 1;
 }
 
-static long calls(long n)
+static long calls_of(long (*fn)(long), long n)
 {
-	long (*fn)(long) = work;
 	long i, sum = 0;
 
 	/* Through a pointer the compiler cannot see through: never inlined. */
@@ -48,6 +70,11 @@ static long calls(long n)
 	for (i = 0; i < n; i++)
 		sum += fn(i);
 	return sum;
+}
+
+static long calls(long n)
+{
+	return calls_of(work, n);
 }
 
 static void *thread_fn(void *arg)
@@ -170,7 +197,10 @@ int main(int argc, char **argv)
 	memcpy(&work_orig, (void *)work, sizeof(work_orig));
 	printf("%#lx %#lx\n", (unsigned long)work, (unsigned long)dead);
 	while (fgets(line, sizeof(line), stdin)) {
-		if (sscanf(line, "call %ld", &a) == 1) {
+		/* Before "call N", which "call5 N" would match too. */
+		if (sscanf(line, "call5 %ld", &a) == 1) {
+			printf("%ld\n", calls_of(work5, a));
+		} else if (sscanf(line, "call %ld", &a) == 1) {
 			printf("%ld\n", calls(a));
 		} else if (sscanf(line, "threads %ld %ld", &a, &b) == 2) {
 			pthread_t t[16];
@@ -195,6 +225,10 @@ int main(int argc, char **argv)
 		} else if (!strncmp(line, "poke", 4)) {
 			poke();
 			printf("poked\n");
+		} else if (!strncmp(line, "nop5", 4)) {
+			printf("%#lx\n", (unsigned long)work5);
+		} else if (!strncmp(line, "site5", 5)) {
+			printf("%02x\n", *(volatile unsigned char *)work5);
 		} else if (!strncmp(line, "anon", 4)) {
 			printf("%ld\n", text_anon_kb());
 		} else if (sscanf(line, "forkloop %ld", &a) == 1) {

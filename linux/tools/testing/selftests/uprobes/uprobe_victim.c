@@ -1255,6 +1255,67 @@ static int cmd_tfstep(int n, int unused)
 	return bad != 0;
 }
 
+static int held_in_stub;
+
+/*
+ * Under the trap flag, at the stub's syscall (0f 05): stop stepping,
+ * say "instub" on descriptor 3 and wait there, not yet in the kernel,
+ * until the script has changed the probe and sends a line.
+ */
+static void on_stub_syscall(int sig, siginfo_t *si, void *uc_void)
+{
+#if defined(__x86_64__)
+	ucontext_t *uc = uc_void;
+	unsigned long ip = uc->uc_mcontext.gregs[REG_RIP];
+	const unsigned char *insn = (const unsigned char *)ip;
+
+	(void)sig;
+	(void)si;
+	if (ip < stub_lo || ip + 2 > stub_hi || insn[0] != 0x0f || insn[1] != 0x05)
+		return;
+	uc->uc_mcontext.gregs[REG_EFL] &= ~0x100L;
+	bump(&held_in_stub);
+	if (write(3, "instub\n", 7) != 7)
+		bad++;
+	await_line();
+#else
+	(void)sig;
+	(void)si;
+	(void)uc_void;
+#endif
+}
+
+/*
+ * stubhold: one call of the work function (its nop jumps afterwards),
+ * then one under the trap flag, held at the stub's syscall while the
+ * script takes the probe away or replaces it; then the site's first
+ * byte as print_site() gives it.  x86_64 only.
+ */
+static int cmd_stubhold(int unused_a, int unused_b)
+{
+	uint64_t r;
+
+	(void)unused_a;
+	(void)unused_b;
+#if !defined(__x86_64__)
+	printf("SKIP: the stubs are x86_64's\n");
+	return 4;
+#endif
+	check("work", work_fn(opaque(1)), work_want(1));
+	if (!stub_range(&stub_lo, &stub_hi)) {
+		printf("no stub page after the first hit\n");
+		return 1;
+	}
+	catch_sigtrap(on_stub_syscall);
+	trap_flag(1);
+	r = work_fn(opaque(2));
+	trap_flag(0);
+	check("work held in the stub", r, work_want(2));
+	printf("held=%d ", get(&held_in_stub));
+	print_site("");
+	return bad != 0;
+}
+
 /* The subcommands, with the defaults of their (up to two) numbers. */
 static const struct {
 	const char *name;
@@ -1282,6 +1343,7 @@ static const struct {
 	{ "xom", cmd_xom, 5, 0 },
 	{ "nop5", cmd_nop5, 10, 0 },
 	{ "tfstep", cmd_tfstep, 20, 0 },
+	{ "stubhold", cmd_stubhold, 0, 0 },
 };
 
 int main(int argc, char **argv)

@@ -17,8 +17,10 @@
  *          second consumer at the same file and offset: a new probe,
  *          whose breakpoint the old hit must leave alone
  * With "remove" set the held handler asks for its probe to leave the
- * process (UPROBE_HANDLER_REMOVE) when it is let go.  The read-only
- * parameters report what happened.
+ * process (UPROBE_HANDLER_REMOVE) when it is let go.  With "pass" N, the
+ * first N hits are only counted: the hit held is the one after them
+ * (nop5_race.sh lets the first hit turn a 5-byte nop into a jump).  The
+ * read-only parameters report what happened.
  */
 #include <linux/delay.h>
 #include <linux/ktime.h>
@@ -37,6 +39,8 @@ static atomic_t hits, returns, entered, release, new_hits;
 static int held = -1, arm_result = 1, drop_result = 1, replace_result = 1;
 static bool ask_remove;
 module_param_named(remove, ask_remove, bool, 0644);
+static int pass;
+module_param(pass, int, 0644);
 module_param_named(hits, hits.counter, int, 0444);
 module_param_named(returns, returns.counter, int, 0444);
 /* Hits of the consumer "replace" registered. */
@@ -54,7 +58,8 @@ static int hold_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	u64 deadline = ktime_get_ns() + HOLD_NS;
 
-	atomic_inc(&hits);
+	if (atomic_inc_return(&hits) <= READ_ONCE(pass))
+		return 0;
 	atomic_set(&entered, 1);
 	while (!atomic_read(&release) && ktime_get_ns() < deadline)
 		cpu_relax();
