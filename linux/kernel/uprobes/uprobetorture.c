@@ -30,13 +30,17 @@
  * The breakpoint is written into text other CPUs are running, and an
  * emulator may go on running a translation of the old text (QEMU with
  * one host thread per vCPU does, now and then, for a long while).  Such
- * calls are told from lost hits by counting the target's traps at each
- * probe (a kprobe on uprobe_notify_resume()): every trap counted while a
- * consumer was registered must have run its entry handler, and calls
- * short of those traps are "stale" only when the breakpoint was in the
- * target's memory at both ends of the registration and the engine took
- * it out of the target (uprobe_remove(), also kprobed) in between never.
- * Stale calls are reported, not failed; anything else missing is lost.
+ * calls are told from lost hits by counting the target's entries into
+ * each probe (kprobes on uprobe_notify_resume(), for the breakpoint's
+ * trap, and on uprobe_handle_direct(), for a port's direct entry such as
+ * x86's jump on a 5-byte nop): every entry counted while a consumer was
+ * registered must have run its entry handler, and calls short of those
+ * entries are "stale" only when the probe's text (the breakpoint, or
+ * what the port put in its place: anything but the file's bytes) was
+ * in the target's memory at both ends of the registration and the
+ * engine took it out of the target (uprobe_remove(), also kprobed) in
+ * between never.  Stale calls are reported, not failed; anything else
+ * missing is lost.
  *
  * The last lines are "uprobetorture: registrations ..." (statistics)
  * and "uprobetorture: verdict PASS|FAIL lost N invented N late N
@@ -45,8 +49,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
@@ -141,12 +147,16 @@ static atomic_t target_gone;
 static atomic_long_t n_lost, n_invented, n_late, n_errors;
 static atomic_long_t n_reg, n_unreg, n_batches, n_hits, n_rets;
 static atomic_long_t n_foreign, n_remove, n_reads, n_stale;
+/* Entries into the target's probes that took no trap (count_direct()). */
+static atomic_long_t n_direct;
 
 /* Where each probe is in the target, and what the kprobes saw there. */
 static unsigned long probe_vaddr[UT_MAX_FUNCS];
 static int target_threads;
-static bool counting_removals;
+static bool counting_removals, counting_direct;
 static atomic_long_t traps[UT_MAX_FUNCS], removals[UT_MAX_FUNCS];
+/* The file's bytes at each probe (read_orig_text()). */
+static uprobe_opcode_t orig_text[UT_MAX_FUNCS];
 
 static struct task_struct *churner_tasks[UT_MAX_CHURNERS];
 static struct task_struct *supervisor_task;
@@ -280,6 +290,21 @@ static int count_trap(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/* uprobe_handle_direct(regs, vaddr): an entry without the trap. */
+static int count_direct(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned long vaddr = regs_get_kernel_argument(regs, 1);
+	int i;
+
+	if (current->mm != READ_ONCE(target_mm))
+		return 0;
+	for (i = 0; i < nr_offsets; i++)
+		if (vaddr == probe_vaddr[i])
+			atomic_long_inc(&traps[i]);
+	atomic_long_inc(&n_direct);
+	return 0;
+}
+
 static int count_removal(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct mm_struct *mm;
@@ -301,15 +326,19 @@ static struct kprobe trap_kp = {
 	.pre_handler	= count_trap,
 };
 
+static struct kprobe direct_kp = {
+	.symbol_name	= "uprobe_handle_direct",
+	.pre_handler	= count_direct,
+};
+
 static struct kprobe removal_kp = {
 	.symbol_name	= "uprobe_remove",
 	.pre_handler	= count_removal,
 };
 
-/* Is our breakpoint in the target's memory at probe @func now? */
-static bool breakpoint_in_target(int func)
+/* The target's text at probe @func now, into @cur; false if unreadable. */
+static bool text_in_target(int func, uprobe_opcode_t *cur)
 {
-	uprobe_opcode_t cur, bp = UPROBE_SWBP_INSN;
 	struct page *page;
 	bool ret = false;
 	void *kaddr;
@@ -320,15 +349,27 @@ static bool breakpoint_in_target(int func)
 	if (get_user_pages_remote(target_mm, probe_vaddr[func], 1, FOLL_FORCE,
 				  &page, NULL) == 1) {
 		kaddr = kmap_local_page(page);
-		memcpy(&cur, kaddr + offset_in_page(probe_vaddr[func]),
-		       sizeof(cur));
+		memcpy(cur, kaddr + offset_in_page(probe_vaddr[func]),
+		       sizeof(*cur));
 		kunmap_local(kaddr);
 		put_page(page);
-		ret = !memcmp(&cur, &bp, sizeof(cur));
+		ret = true;
 	}
 	mmap_read_unlock(target_mm);
 	mmput(target_mm);
 	return ret;
+}
+
+/*
+ * Is a probe's entry in the target's memory at @func now: a breakpoint,
+ * or whatever a port's direct entry wrote there?
+ */
+static bool breakpoint_in_target(int func)
+{
+	uprobe_opcode_t cur;
+
+	return text_in_target(func, &cur) &&
+	       memcmp(&cur, &orig_text[func], sizeof(cur));
 }
 
 /* --- registrations and their audit --- */
@@ -588,12 +629,13 @@ static void print_verdict(void)
 	long bad = atomic_long_read(&n_lost) + atomic_long_read(&n_invented) +
 		   atomic_long_read(&n_late) + atomic_long_read(&n_errors);
 
-	pr_info("registrations %ld unregistrations %ld batches %ld hits %ld returns %ld foreign %ld remove-asked %ld max-site %d reads %ld stale %ld\n",
+	pr_info("registrations %ld unregistrations %ld batches %ld hits %ld returns %ld foreign %ld remove-asked %ld max-site %d reads %ld stale %ld direct %ld\n",
 		atomic_long_read(&n_reg), atomic_long_read(&n_unreg),
 		atomic_long_read(&n_batches), atomic_long_read(&n_hits),
 		atomic_long_read(&n_rets), atomic_long_read(&n_foreign),
 		atomic_long_read(&n_remove), atomic_read(&site_max),
-		atomic_long_read(&n_reads), atomic_long_read(&n_stale));
+		atomic_long_read(&n_reads), atomic_long_read(&n_stale),
+		atomic_long_read(&n_direct));
 	pr_info("verdict %s lost %ld invented %ld late %ld errors %ld\n",
 		bad ? "FAIL" : "PASS", atomic_long_read(&n_lost),
 		atomic_long_read(&n_invented), atomic_long_read(&n_late),
@@ -702,6 +744,28 @@ static int check_offsets(void)
 	return ret;
 }
 
+/*
+ * The file's bytes at each probe: what the target runs where no probe
+ * changed its copy (the page cache never holds a breakpoint).
+ */
+static int read_orig_text(void)
+{
+	struct file *f = dentry_open(&target_path, O_RDONLY, current_cred());
+	int i, ret = 0;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	for (i = 0; i < nr_offsets && !ret; i++) {
+		loff_t pos = offsets[i];
+
+		if (kernel_read(f, &orig_text[i], sizeof(orig_text[i]), &pos) !=
+		    sizeof(orig_text[i]))
+			ret = -EIO;
+	}
+	fput(f);
+	return ret;
+}
+
 static int __init uprobetorture_init(void)
 {
 	int i, k, ret;
@@ -733,6 +797,11 @@ static int __init uprobetorture_init(void)
 		pr_err("cannot read the counters at %#lx: %d\n", counters, ret);
 		goto drop_mm;
 	}
+	ret = read_orig_text();
+	if (ret) {
+		pr_err("cannot read %s at the offsets given: %d\n", path, ret);
+		goto drop_mm;
+	}
 	ret = register_kprobe(&trap_kp);
 	if (ret) {
 		pr_err("cannot count traps (kprobe on %s): %d\n",
@@ -754,6 +823,15 @@ static int __init uprobetorture_init(void)
 		goto drop_trap_kp;
 	} else {
 		counting_removals = true;
+	}
+	/* A port without direct entries never calls it, if it is there. */
+	ret = register_kprobe(&direct_kp);
+	if (!ret) {
+		counting_direct = true;
+	} else if (ret != -ENOENT) {
+		pr_err("cannot count direct entries (kprobe on %s): %d\n",
+		       direct_kp.symbol_name, ret);
+		goto drop_removal_kp;
 	}
 
 	for (i = 0; i < nr_offsets; i++) {
@@ -797,6 +875,9 @@ static int __init uprobetorture_init(void)
 stop:
 	stop_churners();
 	unregister_all();
+	if (counting_direct)
+		unregister_kprobe(&direct_kp);
+drop_removal_kp:
 	if (counting_removals)
 		unregister_kprobe(&removal_kp);
 drop_trap_kp:
@@ -812,6 +893,8 @@ static void __exit uprobetorture_exit(void)
 {
 	/* Ends the run early if it is still going: verdict included. */
 	kthread_stop(supervisor_task);
+	if (counting_direct)
+		unregister_kprobe(&direct_kp);
 	if (counting_removals)
 		unregister_kprobe(&removal_kp);
 	unregister_kprobe(&trap_kp);

@@ -52,6 +52,8 @@
 
 #include <linux/atomic.h>
 #include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
@@ -168,6 +170,9 @@ static atomic_long_t n_reg, n_unreg, n_hits, n_queued, n_busy, n_callbacks;
 static atomic_long_t n_rounds, n_pc_cancel, n_child_reg, n_child_gone;
 static atomic_long_t n_other_image, n_acts, n_stale;
 static int target_threads;
+/* The file's bytes at each function (read_orig_text()). */
+static uprobe_opcode_t orig_text[PT_MAX_FUNCS];
+static bool counting_direct;
 
 static struct task_struct *churner_tasks[PT_MAX_CHURNERS];
 static struct task_struct *supervisor_task;
@@ -203,12 +208,15 @@ static u64 read_mm_counter(struct mm_struct *mm, int which, int func)
 }
 
 /*
- * Is the breakpoint at @vaddr of @mm (NULL: the current one)?  1, 0, or
+ * Is a probe's entry at function @func of @mm (NULL: the current one):
+ * a breakpoint, or what a port's direct entry wrote in its place (x86's
+ * jump on a 5-byte nop), anything but the file's bytes?  1, 0, or
  * -EFAULT when it cannot be read.
  */
-static int breakpoint_in(struct mm_struct *mm, unsigned long vaddr)
+static int breakpoint_in(struct mm_struct *mm, int func)
 {
-	uprobe_opcode_t cur, bp = UPROBE_SWBP_INSN;
+	unsigned long vaddr = vaddrs[func];
+	uprobe_opcode_t cur;
 	struct page *page;
 	void *kaddr;
 	int ret = -EFAULT;
@@ -216,7 +224,7 @@ static int breakpoint_in(struct mm_struct *mm, unsigned long vaddr)
 	if (!mm) {
 		if (copy_from_user(&cur, (void __user *)vaddr, sizeof(cur)))
 			return -EFAULT;
-		return !memcmp(&cur, &bp, UPROBE_SWBP_INSN_SIZE);
+		return !!memcmp(&cur, &orig_text[func], sizeof(cur));
 	}
 	if (!mmget_not_zero(mm))
 		return -EFAULT;
@@ -224,8 +232,8 @@ static int breakpoint_in(struct mm_struct *mm, unsigned long vaddr)
 	if (get_user_pages_remote(mm, vaddr & PAGE_MASK, 1, FOLL_FORCE, &page,
 				  NULL) == 1) {
 		kaddr = kmap_local_page(page);
-		ret = !memcmp(kaddr + offset_in_page(vaddr), &bp,
-			      UPROBE_SWBP_INSN_SIZE);
+		ret = !!memcmp(kaddr + offset_in_page(vaddr), &orig_text[func],
+			       sizeof(cur));
 		kunmap_local(kaddr);
 		put_page(page);
 	}
@@ -234,11 +242,45 @@ static int breakpoint_in(struct mm_struct *mm, unsigned long vaddr)
 	return ret;
 }
 
+/*
+ * The file's bytes at each function, read through the target's mapping
+ * of it: what the target runs where no probe changed its copy.
+ */
+static int read_orig_text(void)
+{
+	struct vm_area_struct *vma;
+	struct file *f;
+	int i, ret = 0;
+	loff_t pos;
+
+	for (i = 0; i < nr_funcs && !ret; i++) {
+		f = NULL;
+		if (!mmget_not_zero(target_mm))
+			return -ESRCH;
+		mmap_read_lock(target_mm);
+		vma = vma_lookup(target_mm, vaddrs[i]);
+		if (vma && vma->vm_file) {
+			f = get_file(vma->vm_file);
+			pos = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
+			      vaddrs[i] - vma->vm_start;
+		}
+		mmap_read_unlock(target_mm);
+		mmput(target_mm);
+		if (!f)
+			return -ENOENT;
+		if (kernel_read(f, &orig_text[i], sizeof(orig_text[i]), &pos) !=
+		    sizeof(orig_text[i]))
+			ret = -EIO;
+		fput(f);
+	}
+	return ret;
+}
+
 /* A registered probe of @s must have its breakpoint in the process. */
 static void check_breakpoint(struct pt_slot *s, struct mm_struct *mm,
 			     const char *when)
 {
-	if (!breakpoint_in(mm, vaddrs[s->func])) {
+	if (!breakpoint_in(mm, s->func)) {
 		atomic_long_inc(&n_errors);
 		pt_err("slot %d (function %d, %s): no breakpoint %s\n",
 		       s->nr, s->func, s->ret ? "return" : "entry", when);
@@ -307,6 +349,19 @@ static struct kprobe trap_kp = {
 static struct kprobe removal_kp = {
 	.symbol_name	= "uprobe_remove",
 	.pre_handler	= pt_count_removal,
+};
+
+/* uprobe_handle_direct(regs, vaddr): an entry that took no trap. */
+static int pt_count_direct(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current->mm)
+		count_at(current->mm, regs_get_kernel_argument(regs, 1), true);
+	return 0;
+}
+
+static struct kprobe direct_kp = {
+	.symbol_name	= "uprobe_handle_direct",
+	.pre_handler	= pt_count_direct,
 };
 
 /* --- slot life --- */
@@ -859,7 +914,7 @@ static void churn_handler_slot(struct pt_slot *h)
 		min64(&h->finished_disarm, fin);
 		disarm_counts(h);
 	}
-	h->diag_bp = breakpoint_in(target_mm, vaddrs[h->func]);
+	h->diag_bp = breakpoint_in(target_mm, h->func);
 	pt_unregister(h);
 	atomic_long_inc(&n_pc_cancel);
 	now = atomic_read(&h->life);
@@ -1062,6 +1117,12 @@ static int __init uprobetorture_pid_init(void)
 		ret = -EFAULT;
 		goto drop_mm;
 	}
+	ret = read_orig_text();
+	if (ret) {
+		pr_err("cannot read the target's file at the addresses given: %d\n",
+		       ret);
+		goto drop_mm;
+	}
 
 	driver = new_slot(PT_DRIVER, 0, false);
 	for (i = 0; i < nr_funcs; i++) {
@@ -1088,11 +1149,20 @@ static int __init uprobetorture_pid_init(void)
 		       removal_kp.symbol_name, ret);
 		goto drop_trap_kp;
 	}
+	/* Called, and so there, only on a port with direct entries. */
+	ret = register_kprobe(&direct_kp);
+	if (!ret) {
+		counting_direct = true;
+	} else if (ret != -ENOENT) {
+		pr_err("cannot count direct entries (kprobe on %s): %d\n",
+		       direct_kp.symbol_name, ret);
+		goto drop_kps;
+	}
 	ret = slot_register(driver, pid, target_mm);
 	if (ret) {
 		pr_err("cannot probe process %d at %#lx: %d\n", pid, vaddrs[0],
 		       ret);
-		goto drop_kps;
+		goto drop_direct_kp;
 	}
 	for (i = 0; i < churners; i++) {
 		struct task_struct *t;
@@ -1115,6 +1185,9 @@ static int __init uprobetorture_pid_init(void)
 stop:
 	stop_churners();
 	unregister_all();
+drop_direct_kp:
+	if (counting_direct)
+		unregister_kprobe(&direct_kp);
 drop_kps:
 	unregister_kprobe(&removal_kp);
 drop_trap_kp:
@@ -1127,6 +1200,8 @@ drop_mm:
 static void __exit uprobetorture_pid_exit(void)
 {
 	kthread_stop(supervisor_task);
+	if (counting_direct)
+		unregister_kprobe(&direct_kp);
 	unregister_kprobe(&removal_kp);
 	unregister_kprobe(&trap_kp);
 	mmdrop(target_mm);

@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NFUNC		3
+#define NFUNC		4
 #define MAX_THREADS	64
 #define FORK_EVERY_MS	200
 #define CHILD_CALLS	3000
@@ -129,6 +129,36 @@ noinline __noipa __used uint64_t ut_caller(uint64_t x)
 	return r ^ (x << 3);
 }
 
+/*
+ * Function 3: ut_leaf's result behind the 5-byte nop USDT probes sit on
+ * (x86_64), which our kernel enters by a jump to a stub once a probe
+ * there has trapped; elsewhere a plain leaf again.  Not aligned to 16,
+ * as a nop in the middle of a function would not be.
+ */
+uint64_t ut_nop5(uint64_t x);
+#if defined(__x86_64__)
+asm(".text\n"
+    ".balign 16\n"
+    "	nop\n"
+    ".globl ut_nop5\n"
+    ".type ut_nop5, @function\n"
+    "ut_nop5:\n"
+    "	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+    "	mov %rdi, %rax\n"
+    "	shr $29, %rax\n"
+    "	xor %rdi, %rax\n"
+    "	movabs $0xbf58476d1ce4e5b9, %rdx\n"
+    "	imul %rdx, %rax\n"
+    "	add $7, %rax\n"
+    "	ret\n"
+    ".size ut_nop5, . - ut_nop5\n");
+#else
+noinline __noipa __used uint64_t ut_nop5(uint64_t x)
+{
+	return (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ull + 7;
+}
+#endif
+
 /* The same results, computed without the probed code. */
 static uint64_t want_leaf(uint64_t x)
 {
@@ -176,8 +206,11 @@ static int one_call(uint64_t *rnd)
 	case 1:
 		got = ut_frame(x, n);
 		break;
-	default:
+	case 2:
 		got = ut_caller(x);
+		break;
+	default:
+		got = ut_nop5(x);
 		break;
 	}
 	count_end(f);
@@ -188,8 +221,11 @@ static int one_call(uint64_t *rnd)
 	case 1:
 		want = want_frame(x, n);
 		break;
-	default:
+	case 2:
 		want = want_caller(x);
+		break;
+	default:
+		want = want_leaf(x);
 		break;
 	}
 	return got != want;
@@ -353,6 +389,7 @@ int main(int argc, char **argv)
 {
 	const uintptr_t fns[NFUNC] = {
 		(uintptr_t)ut_leaf, (uintptr_t)ut_frame, (uintptr_t)ut_caller,
+		(uintptr_t)ut_nop5,
 	};
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
 	pthread_t threads[MAX_THREADS];
@@ -395,10 +432,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("ready pid=%d counters=0x%lx offsets=0x%lx,0x%lx,0x%lx addrs=0x%lx,0x%lx,0x%lx\n",
-	       (int)getpid(), (unsigned long)(uintptr_t)&counters,
-	       offs[0], offs[1], offs[2], (unsigned long)fns[0],
-	       (unsigned long)fns[1], (unsigned long)fns[2]);
+	printf("ready pid=%d counters=0x%lx offsets=", (int)getpid(),
+	       (unsigned long)(uintptr_t)&counters);
+	for (i = 0; i < NFUNC; i++)
+		printf("%s0x%lx", i ? "," : "", offs[i]);
+	printf(" addrs=");
+	for (i = 0; i < NFUNC; i++)
+		printf("%s0x%lx", i ? "," : "", (unsigned long)fns[i]);
+	printf("\n");
 	fflush(stdout);
 
 	for (i = 0; i < nthreads; i++) {
