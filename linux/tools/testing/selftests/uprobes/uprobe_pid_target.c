@@ -42,15 +42,15 @@ long work(long x)
 #if defined(__x86_64__)
 long work5(long x);
 asm(".text\n"
-    ".balign 16\n"
-    "	nop\n"
-    ".globl work5\n"
-    ".type work5, @function\n"
-    "work5:\n"
-    "	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
-    "	lea 1(%rdi,%rdi,2), %rax\n"
-    "	ret\n"
-    ".size work5, . - work5\n");
+	".balign 16\n"
+	"	nop\n"
+	".globl work5\n"
+	".type work5, @function\n"
+	"work5:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	lea 1(%rdi,%rdi,2), %rax\n"
+	"	ret\n"
+	".size work5, . - work5\n");
 #else
 #define work5 work
 #endif
@@ -228,7 +228,10 @@ int main(int argc, char **argv)
 		} else if (!strncmp(line, "nop5", 4)) {
 			printf("%#lx\n", (unsigned long)work5);
 		} else if (!strncmp(line, "site5", 5)) {
-			printf("%02x\n", *(volatile unsigned char *)work5);
+			unsigned char first;
+
+			memcpy(&first, (void *)work5, sizeof(first));
+			printf("%02x\n", first);
 		} else if (!strncmp(line, "anon", 4)) {
 			printf("%ld\n", text_anon_kb());
 		} else if (sscanf(line, "forkloop %ld", &a) == 1) {

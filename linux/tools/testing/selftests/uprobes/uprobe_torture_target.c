@@ -138,20 +138,20 @@ noinline __noipa __used uint64_t ut_caller(uint64_t x)
 uint64_t ut_nop5(uint64_t x);
 #if defined(__x86_64__)
 asm(".text\n"
-    ".balign 16\n"
-    "	nop\n"
-    ".globl ut_nop5\n"
-    ".type ut_nop5, @function\n"
-    "ut_nop5:\n"
-    "	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
-    "	mov %rdi, %rax\n"
-    "	shr $29, %rax\n"
-    "	xor %rdi, %rax\n"
-    "	movabs $0xbf58476d1ce4e5b9, %rdx\n"
-    "	imul %rdx, %rax\n"
-    "	add $7, %rax\n"
-    "	ret\n"
-    ".size ut_nop5, . - ut_nop5\n");
+	".balign 16\n"
+	"	nop\n"
+	".globl ut_nop5\n"
+	".type ut_nop5, @function\n"
+	"ut_nop5:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	mov %rdi, %rax\n"
+	"	shr $29, %rax\n"
+	"	xor %rdi, %rax\n"
+	"	movabs $0xbf58476d1ce4e5b9, %rdx\n"
+	"	imul %rdx, %rax\n"
+	"	add $7, %rax\n"
+	"	ret\n"
+	".size ut_nop5, . - ut_nop5\n");
 #else
 noinline __noipa __used uint64_t ut_nop5(uint64_t x)
 {
