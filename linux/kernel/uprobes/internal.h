@@ -32,12 +32,14 @@
 
 #include <linux/uprobes.h>
 #include <linux/uprobes_arch.h>
+#include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/percpu-rwsem.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/srcu.h>
+#include <linux/wait.h>
 #include <linux/jump_label.h>
 #include <linux/mm.h>
 
@@ -144,14 +146,41 @@ static inline loff_t uprobe_file_offset(struct vm_area_struct *vma,
 	return ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (vaddr - vma->vm_start);
 }
 
-/* xol.c: the per-mm area of slots and the return trampoline */
+/*
+ * xol.c: the per-mm area of slots and the return trampoline.  The area's
+ * layout is here so that every trap can ask inline whether it is the
+ * trampoline's, before it looks for a probe.
+ */
+struct xol_slot {
+	u64		key;	/* uprobe->xol_key of the copy here; 0: none */
+	atomic_t	users;	/* threads sent here, or XOL_SLOT_FILLING */
+	unsigned int	trap;	/* offset of the copy's breakpoint */
+};
+
+struct xol_area {
+	wait_queue_head_t	wq;		/* for a slot no thread is in */
+	struct mutex		fill_lock;	/* one slot refilled at a time */
+	struct page		*code_page;
+	unsigned long		base;		/* user address */
+	unsigned int		first;		/* the first slot for copies */
+	struct xol_slot		slots[];
+};
+
+/* Where @mm's return trampoline is, or UPROBE_NO_TRAMPOLINE_VADDR. */
+static inline unsigned long uprobe_xol_trampoline_vaddr(struct mm_struct *mm)
+{
+	/* Pairs with the release in xol_area_create(): a complete area. */
+	struct xol_area *xa = smp_load_acquire(&mm->uprobes_state.xol_area);
+
+	return xa ? xa->base : UPROBE_NO_TRAMPOLINE_VADDR;
+}
+
 struct xol_area *uprobe_xol_get(struct mm_struct *mm);
 unsigned long uprobe_xol_enter(struct xol_area *area, struct uprobe_task *ut,
 			       struct uprobe *u, unsigned int *trap);
 void uprobe_xol_leave(struct xol_area *area, struct uprobe_task *ut);
 void uprobe_xol_forget(struct xol_area *area, struct uprobe_task *ut);
 void uprobe_xol_report_stray(struct mm_struct *mm, unsigned long trap);
-unsigned long uprobe_xol_trampoline_vaddr(struct mm_struct *mm);
 void uprobe_dup_xol_work(struct callback_head *work);
 void uprobe_xol_drop(struct mm_struct *mm);
 
@@ -196,9 +225,14 @@ static inline void uprobe_race_point(enum uprobe_race_point point,
 #endif
 
 /* return.c */
+/* Is the trap at @vaddr the current mm's return trampoline's? */
+static inline bool uprobe_at_trampoline(unsigned long vaddr)
+{
+	return vaddr == uprobe_xol_trampoline_vaddr(current->mm);
+}
+
 void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 			   struct uprobe_task *ut);
-bool uprobe_at_trampoline(unsigned long bp_vaddr);
 void uprobe_free_return_instances(struct uprobe_task *ut);
 int uprobe_dup_return_instances(struct uprobe_task *parent,
 				struct uprobe_task *child);

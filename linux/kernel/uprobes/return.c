@@ -137,11 +137,6 @@ static void run_return_handlers(struct uprobe_task *ut,
 	ut->in_handler = false;
 }
 
-bool uprobe_at_trampoline(unsigned long vaddr)
-{
-	return vaddr == uprobe_xol_trampoline_vaddr(current->mm);
-}
-
 void uprobe_handle_trampoline(struct pt_regs *regs)
 {
 	struct uprobe_task *ut = current->utask;

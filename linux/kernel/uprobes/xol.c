@@ -40,21 +40,6 @@
 /* xol_slot->users while the slot's bytes are being written */
 #define XOL_SLOT_FILLING	(-1)
 
-struct xol_slot {
-	u64		key;	/* uprobe->xol_key of the copy here; 0: none */
-	atomic_t	users;	/* threads sent here, or XOL_SLOT_FILLING */
-	unsigned int	trap;	/* offset of the copy's breakpoint */
-};
-
-struct xol_area {
-	wait_queue_head_t	wq;		/* for a slot no thread is in */
-	struct mutex		fill_lock;	/* one slot refilled at a time */
-	struct page		*code_page;
-	unsigned long		base;		/* user address */
-	unsigned int		first;		/* the first slot for copies */
-	struct xol_slot		slots[];
-};
-
 /*
  * The vma finds its page through the mm, not through a mapping of its
  * own: the area is freed before the mm's vmas are torn down.
@@ -469,14 +454,6 @@ void uprobe_xol_report_stray(struct mm_struct *mm, unsigned long trap)
 			    ut ? ut->vaddr : 0);
 }
 NOKPROBE_SYMBOL(uprobe_xol_report_stray);
-
-unsigned long uprobe_xol_trampoline_vaddr(struct mm_struct *mm)
-{
-	/* Pairs with the release in xol_area_create(). */
-	struct xol_area *xa = smp_load_acquire(&mm->uprobes_state.xol_area);
-
-	return xa ? xa->base : UPROBE_NO_TRAMPOLINE_VADDR;
-}
 
 /**
  * uprobe_get_trampoline_vaddr() - where return probes return to
