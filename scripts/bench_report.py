@@ -149,7 +149,9 @@ def chart(table, order, path):
                                                    m in NOT_UNDER_ICOUNT) else {}
                 up = by.get("upstream", (None,))[0]
                 us = by.get("ours", (None,))[0]
-                vals.append(f"{us / up:.3f}" if up and us is not None else "NaN")
+                # A log scale has no 0: a path of ours that costs nothing
+                # (a process probe in another process) has no bar.
+                vals.append(f"{us / up:.4f}" if up and us else "NaN")
             f.write(m + " " + " ".join(vals) + "\n")
     height = max(400, 40 * len(names) + 150)
     plot = ", ".join(
@@ -158,12 +160,14 @@ def chart(table, order, path):
     script = f"""
 set terminal png size 1100,{height} noenhanced
 set output '{path}'
-set title 'ours / upstream 6.12 (below 1: ours is cheaper)'
+set title 'ours / upstream 6.12, log scale (below 1: ours is cheaper)'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set xtics rotate by -40 font ',9'
-set yrange [0:*]
+set logscale y
+set yrange [0.002:100]
+set ytics ('0.01' 0.01, '0.1' 0.1, '0.5' 0.5, '1' 1, '2' 2, '10' 10, '100' 100)
 set grid ytics
 set key top left
 set arrow from graph 0, first 1 to graph 1, first 1 nohead lw 2 lc rgb 'red'
