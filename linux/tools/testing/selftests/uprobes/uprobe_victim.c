@@ -1225,6 +1225,26 @@ static void trap_flag(int on)
 }
 
 /*
+ * The start of the stub commands (x86_64): one call of the work function,
+ * after which its nop jumps; the stub page's range; @handler on SIGTRAP.
+ * Return: 0, or the command's exit status (4: a skip elsewhere).
+ */
+static int start_stub_test(void (*handler)(int, siginfo_t *, void *))
+{
+#if !defined(__x86_64__)
+	printf("SKIP: the stubs are x86_64's\n");
+	return 4;
+#endif
+	check("work", work_fn(opaque(1)), work_want(1));
+	if (!stub_range(&stub_lo, &stub_hi)) {
+		printf("no stub page after the first hit\n");
+		return 1;
+	}
+	catch_sigtrap(handler);
+	return 0;
+}
+
+/*
  * tfstep N: one call of the work function (its nop jumps afterwards),
  * then N calls under the trap flag, a SIGTRAP after every instruction,
  * those inside the stub included; prints how many stopped there and how
@@ -1233,18 +1253,11 @@ static void trap_flag(int on)
 static int cmd_tfstep(int n, int unused)
 {
 	uint64_t r;
-	int i;
+	int i, ret = start_stub_test(on_step);
 
-#if !defined(__x86_64__)
-	printf("SKIP: the trap flag is x86's\n");
-	return 4;
-#endif
-	check("work", work_fn(opaque(1)), work_want(1));
-	if (!stub_range(&stub_lo, &stub_hi)) {
-		printf("no stub page after the first hit\n");
-		return 1;
-	}
-	catch_sigtrap(on_step);
+	(void)unused;
+	if (ret)
+		return ret;
 	for (i = 0; i < n; i++) {
 		trap_flag(1);
 		r = work_fn(opaque(i));
@@ -1293,20 +1306,13 @@ static void on_stub_syscall(int sig, siginfo_t *si, void *uc_void)
  */
 static int cmd_stubhold(int unused_a, int unused_b)
 {
+	int ret = start_stub_test(on_stub_syscall);
 	uint64_t r;
 
 	(void)unused_a;
 	(void)unused_b;
-#if !defined(__x86_64__)
-	printf("SKIP: the stubs are x86_64's\n");
-	return 4;
-#endif
-	check("work", work_fn(opaque(1)), work_want(1));
-	if (!stub_range(&stub_lo, &stub_hi)) {
-		printf("no stub page after the first hit\n");
-		return 1;
-	}
-	catch_sigtrap(on_stub_syscall);
+	if (ret)
+		return ret;
 	trap_flag(1);
 	r = work_fn(opaque(2));
 	trap_flag(0);
