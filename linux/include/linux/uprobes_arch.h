@@ -142,10 +142,10 @@ const void *arch_uprobe_trampoline(size_t *size);
  */
 #ifdef ARCH_UPROBE_DIRECT_ENTRY
 /*
- * Whether a trap on @au is worth trying arch_uprobe_direct_enter() for;
- * called on every breakpoint hit, so cheap.
+ * Such a port's <asm/uprobes.h> also defines arch_uprobe_direct_wanted(au,
+ * vaddr), inline since every breakpoint hit asks it: whether a trap on
+ * the probe is worth trying arch_uprobe_direct_enter() for.
  */
-bool arch_uprobe_direct_wanted(struct arch_uprobe *au, unsigned long vaddr);
 
 /**
  * arch_uprobe_direct_enter() - replace a breakpoint with a direct entry

@@ -60,4 +60,16 @@ struct arch_uprobes_state {
 /* The port enters some probes without their breakpoint (uprobes_arch.h). */
 #define ARCH_UPROBE_DIRECT_ENTRY
 
+bool uprobe_jump_wanted(unsigned long vaddr);
+
+/*
+ * Asked on every breakpoint hit: the test that rules out everything but
+ * 5-byte nops stays inline, so other probes do not pay a call for it.
+ */
+static inline bool arch_uprobe_direct_wanted(struct arch_uprobe *au,
+					     unsigned long vaddr)
+{
+	return au->nop5 && uprobe_jump_wanted(vaddr);
+}
+
 #endif /* _ASM_X86_UPROBES_H */

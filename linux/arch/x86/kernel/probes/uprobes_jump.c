@@ -376,11 +376,12 @@ void uprobe_jump_prepare(struct arch_uprobe *au, const u8 *text, size_t len)
 	au->nop5 = len >= NOP5_LEN && !memcmp(text, nop5, NOP5_LEN);
 }
 
-bool arch_uprobe_direct_wanted(struct arch_uprobe *au, unsigned long vaddr)
+/* The rest of arch_uprobe_direct_wanted(), for a 5-byte nop. */
+bool uprobe_jump_wanted(unsigned long vaddr)
 {
 	struct uprobe_stub_table *t;
 
-	if (!au->nop5 || !READ_ONCE(nop5_jump) || !stub_pages[0] ||
+	if (!READ_ONCE(nop5_jump) || !stub_pages[0] ||
 	    offset_in_page(vaddr) > PAGE_SIZE - NOP5_LEN)
 		return false;
 	t = table_of(current->mm);
