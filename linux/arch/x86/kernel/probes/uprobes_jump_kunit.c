@@ -179,12 +179,59 @@ static void stub_code_is_the_contract(struct kunit *test)
 			(u32)__NR_uretprobe);
 }
 
+/*
+ * The question every trap asks: only a whole 5-byte nop that does not
+ * end past its page, with the knob on and the mm not given up, is worth
+ * the jump.
+ */
+static void direct_wanted_only_for_jumpable_nops(struct kunit *test)
+{
+	static const u8 push_rbp[] = { 0x55, 0x48, 0x89, 0xe5, 0x90 };
+	struct arch_uprobe nop = {}, other = {};
+	bool knob = READ_ONCE(nop5_jump);
+	struct uprobe_stub_table *t;
+	struct mm_struct *mm;
+
+	if (!stub_pages[0])
+		kunit_skip(test, "no stub page at boot");
+	uprobe_jump_prepare(&nop, nop5, NOP5_LEN);
+	uprobe_jump_prepare(&other, push_rbp, sizeof(push_rbp));
+	KUNIT_EXPECT_TRUE(test, nop.nop5);
+	KUNIT_EXPECT_FALSE(test, other.nop5);
+	/* Four bytes of it are not the instruction. */
+	uprobe_jump_prepare(&other, nop5, NOP5_LEN - 1);
+	KUNIT_EXPECT_FALSE(test, other.nop5);
+
+	mm = stub_test_mm(test);
+	WRITE_ONCE(nop5_jump, true);
+	/* No table yet: the first trap makes one. */
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_direct_wanted(&nop, 0x401001));
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_direct_wanted(&other, 0x401001));
+	/* The jump is written whole within the nop's page. */
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_direct_wanted(&nop, 0x401ffb));
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_direct_wanted(&nop, 0x401ffc));
+
+	t = table_get(mm);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->misses = STUB_MISSES_MAX - 1;
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_direct_wanted(&nop, 0x401001));
+	t->misses = STUB_MISSES_MAX;
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_direct_wanted(&nop, 0x401001));
+	t->misses = 0;
+
+	WRITE_ONCE(nop5_jump, false);
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_direct_wanted(&nop, 0x401001));
+	WRITE_ONCE(nop5_jump, knob);
+	stub_test_mm_done(mm);
+}
+
 static struct kunit_case uprobe_stub_cases[] = {
 	KUNIT_CASE(stubs_land_in_reach),
 	KUNIT_CASE(near_sites_share_a_page),
 	KUNIT_CASE(full_table_refuses),
 	KUNIT_CASE(jump_reaches_its_stub),
 	KUNIT_CASE(stub_code_is_the_contract),
+	KUNIT_CASE(direct_wanted_only_for_jumpable_nops),
 	{}
 };
 
