@@ -183,6 +183,19 @@ int arch_prepare_kprobe_ftrace(struct kprobe *p);
 /* The ftrace callback for such probes. */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+
+#ifdef CONFIG_KPROBES_FTRACE_BRIDGE
+/*
+ * Bridges (CONFIG_HAVE_KPROBES_FTRACE_BRIDGE): a port that can stand a
+ * breakpoint in for an ftrace call site, on an instruction just before
+ * it that every call executes and ftrace never rewrites, says so for the
+ * head @p here (under kprobes_mutex, @p prepared, not armed).  The core
+ * then arms and disarms that breakpoint with arch_arm_kprobes() and
+ * arch_disarm_kprobes() while @p has KPROBE_FLAG_BRIDGE, and the port's
+ * handlers follow <linux/kprobes_hit.h> for such heads.
+ */
+bool arch_kprobe_ftrace_bridge_ok(struct kprobe *p);
+#endif
 #else
 /* The core never marks a probe as on ftrace then. */
 static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)

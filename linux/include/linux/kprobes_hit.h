@@ -21,6 +21,8 @@
  *   kprobe_fault_in_hit_context(), kprobe_run_fault_handler()
  *                                a fault under a probe's handlers
  *   kprobe_count_trap()          first thing in a breakpoint handler
+ *   kprobe_bridge_brk_fires(), kprobe_bridge_passed(),
+ *   kprobe_bridge_ftrace_fires() a bridged ftrace site (below)
  *   kprobe_alloc_insn_slot(), kprobe_free_insn_slot()
  * and from <linux/kprobes.h> kprobe_running(), reset_current_kprobe(),
  * get_kprobe_ctlblk() and kprobes_inc_nmissed_count().  What comes before
@@ -113,12 +115,15 @@ struct kprobe_site {
 };
 
 /* Flag bits only the core sets, on heads (cleared when a probe leaves). */
+#define KPROBE_FLAG_BRIDGE	BIT(25)	/* reached through a bridge breakpoint */
+#define KPROBE_FLAG_BRIDGE_GRACE BIT(26) /* being handed over to ftrace */
 #define KPROBE_FLAG_DETOUR	BIT(27)	/* the port's detour may be entered */
 #define KPROBE_FLAG_SITE	BIT(28)	/* the head of a kprobe_site */
 #define KPROBE_FLAG_ARMED	BIT(29)	/* breakpoint or ftrace hook in */
 #define KPROBE_FLAG_IN_BATCH	BIT(30)	/* scratch mark, under the mutex */
 #define KPROBE_CORE_FLAGS	(KPROBE_FLAG_DETOUR | KPROBE_FLAG_SITE | \
-				 KPROBE_FLAG_ARMED | KPROBE_FLAG_IN_BATCH)
+				 KPROBE_FLAG_ARMED | KPROBE_FLAG_IN_BATCH | \
+				 KPROBE_FLAG_BRIDGE | KPROBE_FLAG_BRIDGE_GRACE)
 
 /*
  * Flags change under kprobes_mutex only, but a hit may read the word at
@@ -736,6 +741,29 @@ static __always_inline void kprobe_count_trap(void)
 }
 #else
 static __always_inline void kprobe_count_trap(void) { }
+#endif
+
+#ifdef CONFIG_KPROBES_FTRACE_BRIDGE
+/*
+ * A head with KPROBE_FLAG_BRIDGE sits on an ftrace call site but is
+ * reached (also) through the port's bridge breakpoint on the instruction
+ * before it (kernel/kprobes/bridge.c says why and how).  The port's
+ * breakpoint handler, finding no head at the trap address but a bridged
+ * one at the site after it, asks kprobe_bridge_brk_fires(): if false, it
+ * carries out the instruction under the breakpoint and resumes at the
+ * site; if true, it carries it out, runs the hit with pc at the site as
+ * its ftrace handler would, and calls kprobe_bridge_passed() unless a
+ * pre_handler redirected.  Its ftrace handler treats a head that is
+ * disabled, gone or bridged (one test of the three flags) with
+ * kprobe_bridge_ftrace_fires().  All three run with preemption off.
+ */
+bool kprobe_bridge_brk_fires(struct kprobe *head);
+void kprobe_bridge_passed(struct kprobe *head);
+bool kprobe_bridge_ftrace_fires(struct kprobe *head);
+/* For KUnit: hand every bridged head over to ftrace now. */
+void kprobe_bridges_flush(void);
+#else
+static inline void kprobe_bridges_flush(void) {}
 #endif
 
 #endif /* CONFIG_KPROBES */

@@ -8,7 +8,9 @@
  * walks every traceable function.  So sites are brought in line in sets:
  * all breakpoints of a set are written and then synchronised once, and
  * all its ftrace sites go into the filter in one update.  A single
- * registration is a set of one.
+ * registration is a set of one, but where the port has a bridge, an
+ * ftrace site in a set of one gets a breakpoint in front of it and
+ * joins the filter later with others (bridge.c).
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
@@ -22,7 +24,8 @@
 /* kprobes/enabled: false while every probe is disarmed. */
 bool kprobes_armed_globally = true;
 
-static void patch_breakpoints(struct kprobe **kps, int n, bool arm)
+/* Write (or take out) the breakpoints of @kps, synchronised once. */
+void kprobe_patch_breakpoints(struct kprobe **kps, int n, bool arm)
 {
 	if (!n)
 		return;
@@ -82,11 +85,27 @@ static void unhook_ftrace_sites(struct kprobe **kps, int n)
 	}
 }
 
-/* The four kinds of change a set of heads may need, each patched at once. */
+/*
+ * The four kinds of change a set of heads may need, each patched at once.
+ * Bridged heads (bridge.c) go with the breakpoints.
+ */
 struct arming_plan {
 	struct kprobe **arm_bp, **arm_ft, **disarm_bp, **disarm_ft;
 	int n_arm_bp, n_arm_ft, n_disarm_bp, n_disarm_ft;
+	/* A set of one: an ftrace head goes on a bridge if it can. */
+	bool alone;
 };
+
+static void plan_arm_ftrace(struct arming_plan *plan, struct kprobe *kp)
+{
+	if (plan->alone && kprobe_bridge_wanted(kp)) {
+		/* Before the breakpoint is in: the port and hits look. */
+		kprobe_flags_set(kp, KPROBE_FLAG_BRIDGE);
+		plan->arm_bp[plan->n_arm_bp++] = kp;
+	} else {
+		plan->arm_ft[plan->n_arm_ft++] = kp;
+	}
+}
 
 static void plan_head(struct arming_plan *plan, struct kprobe *kp)
 {
@@ -101,13 +120,13 @@ static void plan_head(struct arming_plan *plan, struct kprobe *kp)
 	}
 	if (want && !armed) {
 		if (ft)
-			plan->arm_ft[plan->n_arm_ft++] = kp;
+			plan_arm_ftrace(plan, kp);
 		else
 			plan->arm_bp[plan->n_arm_bp++] = kp;
 	} else if (!want && armed) {
 		/* The jump goes before the breakpoint under it. */
 		kprobe_opt_unoptimize(kp);
-		if (ft)
+		if (ft && !kprobe_has_flag(kp, KPROBE_FLAG_BRIDGE))
 			plan->disarm_ft[plan->n_disarm_ft++] = kp;
 		else
 			plan->disarm_bp[plan->n_disarm_bp++] = kp;
@@ -118,15 +137,19 @@ static int carry_out(struct arming_plan *plan)
 {
 	int i, ret;
 
-	patch_breakpoints(plan->arm_bp, plan->n_arm_bp, true);
-	for (i = 0; i < plan->n_arm_bp; i++)
+	kprobe_patch_breakpoints(plan->arm_bp, plan->n_arm_bp, true);
+	for (i = 0; i < plan->n_arm_bp; i++) {
 		kprobe_flags_set(plan->arm_bp[i], KPROBE_FLAG_ARMED);
+		if (kprobe_has_flag(plan->arm_bp[i], KPROBE_FLAG_BRIDGE))
+			kprobe_bridge_queue(plan->arm_bp[i]);
+	}
 	ret = hook_ftrace_sites(plan->arm_ft, plan->n_arm_ft);
 
-	patch_breakpoints(plan->disarm_bp, plan->n_disarm_bp, false);
+	kprobe_patch_breakpoints(plan->disarm_bp, plan->n_disarm_bp, false);
 	unhook_ftrace_sites(plan->disarm_ft, plan->n_disarm_ft);
 	for (i = 0; i < plan->n_disarm_bp; i++)
-		kprobe_flags_clear(plan->disarm_bp[i], KPROBE_FLAG_ARMED);
+		kprobe_flags_clear(plan->disarm_bp[i], KPROBE_FLAG_ARMED |
+						       KPROBE_FLAG_BRIDGE);
 	for (i = 0; i < plan->n_disarm_ft; i++)
 		kprobe_flags_clear(plan->disarm_ft[i], KPROBE_FLAG_ARMED);
 	return ret;
@@ -166,6 +189,7 @@ int kprobe_heads_sync_arming(struct kprobe **heads, int n)
 	plan.arm_ft = room + n;
 	plan.disarm_bp = room + 2 * n;
 	plan.disarm_ft = room + 3 * n;
+	plan.alone = n == 1;
 	for (i = 0; i < n; i++)
 		plan_head(&plan, heads[i]);
 	ret = carry_out(&plan);

@@ -98,6 +98,7 @@ void kprobe_site_free(struct kprobe_site *site);
 
 /* arming.c */
 int kprobe_set_armed_globally(bool on);
+void kprobe_patch_breakpoints(struct kprobe **kps, int n, bool arm);
 int kprobe_heads_sync_arming(struct kprobe **heads, int n);
 int kprobe_head_sync_arming(struct kprobe *head);
 void kprobe_heads_mark_gone(struct kprobe **heads, int n);
@@ -129,6 +130,25 @@ static inline int kprobe_ftrace_disarm(struct kprobe **kps, int n)
 {
 	return -ENODEV;
 }
+#endif
+
+/* bridge.c (CONFIG_KPROBES_FTRACE_BRIDGE) */
+enum kprobe_bridge_step {
+	KPROBE_BRIDGE_HOOKED,	/* the set is in the ftrace filter */
+	KPROBE_BRIDGE_GRACE,	/* its heads have KPROBE_FLAG_BRIDGE_GRACE */
+};
+
+#ifdef CONFIG_KPROBES_FTRACE_BRIDGE
+bool kprobe_bridge_wanted(struct kprobe *head);
+void kprobe_bridge_queue(struct kprobe *head);
+void kprobe_bridge_step(enum kprobe_bridge_step step);
+#else
+static inline bool kprobe_bridge_wanted(struct kprobe *head)
+{
+	return false;
+}
+
+static inline void kprobe_bridge_queue(struct kprobe *head) {}
 #endif
 
 /* optimize.c (CONFIG_OPTPROBES) */

@@ -32,6 +32,27 @@ static int (*kpf_other)(int x);
 
 static int hits, second_hits, other_calls;
 
+/*
+ * Where the arch has a bridge (bridge.c), a probe registered alone
+ * starts on its breakpoint and moves to ftrace later: every case runs
+ * both ways (they are the same elsewhere).
+ */
+static const bool through_ftrace[] = { false, true };
+
+static void way_desc(const bool *ftrace, char *desc)
+{
+	strscpy(desc, *ftrace ? "through ftrace" : "as registered",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpf_way, through_ftrace, way_desc);
+
+static void settle(struct kunit *test)
+{
+	if (*(const bool *)test->param_value)
+		kprobe_bridges_flush();
+}
+
 static int count_hit(struct kprobe *kp, struct pt_regs *regs)
 {
 	hits++;
@@ -72,12 +93,12 @@ static void other_redirect(unsigned long ip, unsigned long parent_ip,
 	ftrace_regs_set_instruction_pointer(fregs, (unsigned long)kpf_other);
 }
 
-static struct ftrace_ops other_plain = {
+static const struct ftrace_ops other_plain = {
 	.func = other_user,
 	.flags = FTRACE_OPS_FL_SAVE_REGS_IF_SUPPORTED,
 };
 
-static struct ftrace_ops other_ipmodify = {
+static const struct ftrace_ops other_ipmodify = {
 	.func = other_redirect,
 	.flags = FTRACE_OPS_FL_SAVE_REGS_IF_SUPPORTED | FTRACE_OPS_FL_IPMODIFY,
 };
@@ -94,8 +115,25 @@ static int with_user(bool moved)
 	return moved ? MOVED : PLAIN;
 }
 
-static void share_site(struct kunit *test, struct ftrace_ops *ops, bool moved)
+/*
+ * A fresh copy of @template per case: ftrace_free_filter() frees an ops'
+ * filter for good, so an ops is not registered again after it.
+ */
+static struct ftrace_ops *fresh_ops(struct kunit *test,
+				    const struct ftrace_ops *template)
 {
+	struct ftrace_ops *ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ops->func = template->func;
+	ops->flags = template->flags;
+	return ops;
+}
+
+static void share_site(struct kunit *test, const struct ftrace_ops *template,
+		       bool moved)
+{
+	struct ftrace_ops *ops = fresh_ops(test, template);
 	struct kprobe *kp = entry_probe(test, count_hit);
 	struct kprobe *second = entry_probe(test, count_second);
 	unsigned long ip = ftrace_location((unsigned long)kpf_call);
@@ -106,6 +144,7 @@ static void share_site(struct kunit *test, struct ftrace_ops *ops, bool moved)
 	other_calls = 0;
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(kp));
+	settle(test);
 	/* The other user comes after the probe, then leaves before it. */
 	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(ops, ip, 0, 1), 0);
 	KUNIT_ASSERT_EQ(test, register_ftrace_function(ops), 0);
@@ -114,6 +153,7 @@ static void share_site(struct kunit *test, struct ftrace_ops *ops, bool moved)
 	KUNIT_EXPECT_EQ(test, other_calls, 1);
 	/* A second probe makes the address a site; all three run. */
 	KUNIT_ASSERT_EQ(test, register_kprobe(second), 0);
+	settle(test);
 	KUNIT_EXPECT_EQ(test, kpf_call(4), with_user(moved));
 	KUNIT_EXPECT_EQ(test, hits, 2);
 	KUNIT_EXPECT_EQ(test, second_hits, 1);
@@ -129,6 +169,7 @@ static void share_site(struct kunit *test, struct ftrace_ops *ops, bool moved)
 	unregister_kprobe(kp);
 	KUNIT_ASSERT_EQ(test, register_ftrace_function(ops), 0);
 	KUNIT_ASSERT_EQ(test, reregister(kp), 0);
+	settle(test);
 	KUNIT_EXPECT_EQ(test, kpf_call(4), with_user(moved));
 	KUNIT_EXPECT_EQ(test, hits, 4);
 	KUNIT_EXPECT_EQ(test, other_calls, 3);
@@ -178,6 +219,7 @@ static void kpf_shared_with_direct_call(struct kunit *test)
 	hits = 0;
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
 	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(kp));
+	settle(test);
 	direct = direct_user(test, ip);
 	KUNIT_ASSERT_EQ(test, register_ftrace_direct(direct, tramp), 0);
 	KUNIT_EXPECT_EQ(test, kpf_call(4), PLAIN);
@@ -195,6 +237,7 @@ static void kpf_shared_with_direct_call(struct kunit *test)
 	direct = direct_user(test, ip);
 	KUNIT_ASSERT_EQ(test, register_ftrace_direct(direct, tramp), 0);
 	KUNIT_ASSERT_EQ(test, reregister(kp), 0);
+	settle(test);
 	KUNIT_EXPECT_EQ(test, kpf_call(4), PLAIN);
 	KUNIT_EXPECT_EQ(test, hits, 3);
 	unregister_kprobe(kp);
@@ -205,10 +248,10 @@ static void kpf_shared_with_direct_call(struct kunit *test)
 #endif
 
 static struct kunit_case kprobes_ftrace_cases[] = {
-	KUNIT_CASE(kpf_shared_with_ftrace_user),
-	KUNIT_CASE(kpf_shared_with_ipmodify_user),
+	KUNIT_CASE_PARAM(kpf_shared_with_ftrace_user, kpf_way_gen_params),
+	KUNIT_CASE_PARAM(kpf_shared_with_ipmodify_user, kpf_way_gen_params),
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
-	KUNIT_CASE(kpf_shared_with_direct_call),
+	KUNIT_CASE_PARAM(kpf_shared_with_direct_call, kpf_way_gen_params),
 #endif
 	{}
 };

@@ -770,7 +770,22 @@ static void kpk_arming_failure_leaves_nothing(struct kunit *test)
 	body->addr = NULL;
 
 	kunit_activate_static_stub(test, kprobe_ftrace_arm, refuse_hooks);
-	KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EBUSY);
+	if (IS_ENABLED(CONFIG_KPROBES_FTRACE_BRIDGE)) {
+		/*
+		 * Alone, the probe goes on its bridge without asking ftrace;
+		 * a hand-over ftrace refuses leaves it there, still firing.
+		 */
+		KUNIT_EXPECT_EQ(test, register_kprobe(kp), 0);
+		kprobe_bridges_flush();
+		KUNIT_EXPECT_TRUE(test, kprobe_has_flag(kp, KPROBE_FLAG_BRIDGE));
+		reset_counts();
+		call_target(1);
+		KUNIT_EXPECT_EQ(test, hits, 1);
+		unregister_kprobe(kp);
+		kp->addr = NULL;
+	} else {
+		KUNIT_EXPECT_EQ(test, register_kprobe(kp), -EBUSY);
+	}
 	KUNIT_EXPECT_PTR_EQ(test, get_kprobe((void *)ip), NULL);
 	/* The caller's probe is as it was, ready to be registered again. */
 	KUNIT_EXPECT_PTR_EQ(test, kp->addr, NULL);

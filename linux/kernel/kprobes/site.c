@@ -92,7 +92,7 @@ struct kprobe_site *kprobe_site_from(struct kprobe *lone)
 	kp->ainsn = lone->ainsn;
 	kp->flags = (lone->flags & (KPROBE_FLAG_FTRACE | KPROBE_FLAG_GONE |
 				    KPROBE_FLAG_ON_FUNC_ENTRY |
-				    KPROBE_FLAG_ARMED)) |
+				    KPROBE_FLAG_ARMED | KPROBE_FLAG_BRIDGE)) |
 		    KPROBE_FLAG_SITE | KPROBE_FLAG_DISABLED;
 	return site;
 }

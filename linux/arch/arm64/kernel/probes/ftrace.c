@@ -15,6 +15,27 @@
 #include "decode.h"
 
 /*
+ * Heads the hit cannot go on with as they are: disabled or gone, and
+ * bridged ones (<linux/kprobes_hit.h>), whose breakpoint may have fired
+ * already.  One test of the flags on every hit, the rest out of line.
+ */
+#ifdef CONFIG_KPROBES_FTRACE_BRIDGE
+#define NOT_PLAIN	(KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE | KPROBE_FLAG_BRIDGE)
+
+static __always_inline bool not_plain_fires(struct kprobe *probe)
+{
+	return kprobe_bridge_ftrace_fires(probe);
+}
+#else
+#define NOT_PLAIN	(KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE)
+
+static __always_inline bool not_plain_fires(struct kprobe *probe)
+{
+	return false;
+}
+#endif
+
+/*
  * @regs as a BRK on the site would give them, pc at the site; @fregs is
  * where ftrace_caller resumes from.  ftrace calls us with interrupts as
  * the function was called, so the handlers run as they do on x86's
@@ -31,11 +52,9 @@ asmlinkage void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs,
 
 	preempt_disable_notrace();
 	probe = kprobe_lookup((void *)site);
-	/*
-	 * A gone head's hook is out; a call that raced with that is not ours
-	 * (kprobe_disabled() is true for gone heads too).
-	 */
-	if (unlikely(!probe) || kprobe_disabled(probe))
+	/* A gone or disabled head's hook is out; a call that raced is not ours. */
+	if (unlikely(!probe) ||
+	    (unlikely(kprobe_has_flag(probe, NOT_PLAIN)) && !not_plain_fires(probe)))
 		goto out;
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(probe);

@@ -132,6 +132,55 @@ static noinline int no_probe_at(kprobe_opcode_t *addr)
 }
 NOKPROBE_SYMBOL(no_probe_at);
 
+#ifdef CONFIG_KPROBES_FTRACE_BRIDGE
+/*
+ * A BRK on ftrace's `mov x9, x30` standing in for the call site after it
+ * (kernel/kprobes/bridge.c): the hit is the one ftrace would give, pc at
+ * the site, and it resumes at the site, where the call goes on to any
+ * other ftrace user of the function.  ftrace_caller takes the return
+ * address from x9, so x9 follows what the handlers left in x30 (a
+ * rethook's trampoline, or a new return address).
+ */
+static noinline int bridge_brk(kprobe_opcode_t *addr, struct pt_regs *regs)
+{
+	struct kprobe *head = kprobe_lookup(addr + 1);
+	unsigned long site = (unsigned long)(addr + 1);
+
+	if (!head || !kprobe_has_flag(head, KPROBE_FLAG_BRIDGE))
+		return no_probe_at(addr);
+	regs->regs[9] = regs->regs[30];
+	regs->pc = site;
+	/* As after the mov, which sets no BTYPE. */
+	regs->pstate &= ~PSR_BTYPE_MASK;
+	/* As the ftrace path shows the site: an EL1 trap leaves it stale. */
+	regs->syscallno = NO_SYSCALL;
+	if (!kprobe_bridge_brk_fires(head))
+		return DBG_HOOK_HANDLED;
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(head);
+	} else if (kprobe_hit_begin(head, regs)) {
+		reset_current_kprobe();
+		return DBG_HOOK_HANDLED;
+	} else if (kprobe_hit_wants_post(head)) {
+		/* As on the ftrace path: past the site, then back to it. */
+		regs->pc = site + AARCH64_INSN_SIZE;
+		kprobe_hit_end(head, regs);
+		regs->pc = site;
+	} else {
+		reset_current_kprobe();
+	}
+	regs->regs[9] = regs->regs[30];
+	kprobe_bridge_passed(head);
+	return DBG_HOOK_HANDLED;
+}
+NOKPROBE_SYMBOL(bridge_brk);
+#else
+static inline int bridge_brk(kprobe_opcode_t *addr, struct pt_regs *regs)
+{
+	return no_probe_at(addr);
+}
+#endif
+
 /**
  * kprobe_brk_handler() - a kprobes BRK hit in kernel mode
  * @regs: registers, pc at the BRK
@@ -152,7 +201,9 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	 * A gone head's text is no longer ours (freed init text, a new
 	 * module): a BRK there was planted by someone else.
 	 */
-	if (unlikely(!probe || kprobe_gone(probe)))
+	if (unlikely(!probe))
+		return bridge_brk(addr, regs);
+	if (unlikely(kprobe_gone(probe)))
 		return no_probe_at(addr);
 	if (cur)
 		return reenter(probe, regs, kcb);

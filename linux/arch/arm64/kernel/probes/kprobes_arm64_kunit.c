@@ -540,6 +540,27 @@ static int return_canned(struct kprobe *kp, struct pt_regs *regs)
 	return 1;
 }
 
+/*
+ * A probe registered alone on an ftrace site starts on its bridge BRK
+ * (kernel/kprobes/bridge.c) and moves to ftrace later: each ftrace case
+ * runs both ways.
+ */
+static const bool kpa_through_ftrace[] = { false, true };
+
+static void kpa_way_desc(const bool *through_ftrace, char *desc)
+{
+	strscpy(desc, *through_ftrace ? "through ftrace" : "as registered",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpa_way, kpa_through_ftrace, kpa_way_desc);
+
+static void kpa_settle(struct kunit *test)
+{
+	if (*(const bool *)test->param_value)
+		kprobe_bridges_flush();
+}
+
 /* kstrdup()'s ftrace call site, or skip the case. */
 static unsigned long kstrdup_site(struct kunit *test)
 {
@@ -583,6 +604,7 @@ static void kpa_ftrace_call_site(struct kunit *test)
 				    "probe %u", i);
 		KUNIT_EXPECT_TRUE_MSG(test, kprobe_ftrace(kps[i]), "probe %u", i);
 	}
+	kpa_settle(test);
 	site_hits = 0;
 	site_posts = 0;
 	copy = kstrdup("kprobes", GFP_KERNEL);
@@ -610,6 +632,7 @@ static void kpa_ftrace_site_redirects(struct kunit *test)
 	char *copy;
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	kpa_settle(test);
 	site_hits = 0;
 	copy = kstrdup("kprobes", GFP_KERNEL);
 	/* kstrdup() is __malloc: the compiler takes it for a new object. */
@@ -647,6 +670,7 @@ static void kpa_ftrace_frame_is_trap_frame(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(on_site));
 	KUNIT_ASSERT_EQ(test, register_kprobe(after), 0);
 	KUNIT_ASSERT_FALSE(test, kprobe_ftrace(after));
+	kpa_settle(test);
 	for (masked = 0; masked < 2; masked++) {
 		for (i = 0; i < ARRAY_SIZE(inputs); i++) {
 			memset(&site_frame, 0x5a, sizeof(site_frame));
@@ -1351,9 +1375,9 @@ static struct kunit_case kprobes_arm64_cases[] = {
 	KUNIT_CASE(kpa_retaa_simulated),
 	KUNIT_CASE(kpa_kretprobe_signed_frame),
 	KUNIT_CASE(kpa_kretprobe_frame_is_trap_frame),
-	KUNIT_CASE(kpa_ftrace_call_site),
-	KUNIT_CASE(kpa_ftrace_site_redirects),
-	KUNIT_CASE(kpa_ftrace_frame_is_trap_frame),
+	KUNIT_CASE_PARAM(kpa_ftrace_call_site, kpa_way_gen_params),
+	KUNIT_CASE_PARAM(kpa_ftrace_site_redirects, kpa_way_gen_params),
+	KUNIT_CASE_PARAM(kpa_ftrace_frame_is_trap_frame, kpa_way_gen_params),
 	KUNIT_CASE(kpa_batch_plants_and_removes_brks),
 	KUNIT_CASE(kpa_fault_handler_sees_esr),
 	KUNIT_CASE(kpa_landing_pads),

@@ -241,6 +241,28 @@ void arch_write_insn_slot(void *slot, const void *insn, size_t len)
 		aarch64_insn_patch_text_nosync(to + i, le32_to_cpu(words[i]));
 }
 
+/* What ftrace_init_nop() writes before each call site. */
+static u32 ftrace_mov_x9(void)
+{
+	return aarch64_insn_gen_move_reg(AARCH64_INSN_REG_9, AARCH64_INSN_REG_LR,
+					 AARCH64_INSN_VARIANT_64BIT);
+}
+
+#ifdef CONFIG_KPROBES_FTRACE_BRIDGE
+/*
+ * The bridge breakpoint of an ftrace site goes on ftrace's `mov x9, x30`
+ * just before it: every call runs it, and ftrace writes it once, when
+ * the function's text is first set up, and checks only the site itself
+ * when it patches later.  kprobe_brk_handler() carries it out.
+ */
+bool arch_kprobe_ftrace_bridge_ok(struct kprobe *p)
+{
+	u32 insn;
+
+	return !aarch64_insn_read(p->addr - 1, &insn) && insn == ftrace_mov_x9();
+}
+#endif
+
 /*
  * An arbitrary instruction may not be replaced by a BRK while another
  * CPU may execute it, so patching stops the machine; a batch pays for
@@ -257,6 +279,10 @@ static void patch_chunk(struct kprobe **kps, int n, bool arm, void **addrs,
 	for (i = 0; i < n; i++) {
 		addrs[i] = kps[i]->addr;
 		insns[i] = arm ? BRK64_OPCODE_KPROBES : kps[i]->opcode;
+		if (kprobe_has_flag(kps[i], KPROBE_FLAG_BRIDGE)) {
+			addrs[i] = kps[i]->addr - 1;
+			insns[i] = arm ? BRK64_OPCODE_KPROBES : ftrace_mov_x9();
+		}
 	}
 	WARN_ON_ONCE(aarch64_insn_patch_text(addrs, insns, n));
 }
