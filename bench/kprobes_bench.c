@@ -906,6 +906,8 @@ static int cmd_reg(unsigned int n)
 	if (!ret)
 		ret = enable_kprobe(&entry);
 	if (!ret) {
+		/* Enabled alone, it is bridged again for a moment. */
+		wait_handed_over(&entry);
 		reset_hits();
 		cost = cost_per_call();
 		snprintf(metric, sizeof(metric), "kprobe_entry_with_%u_others", n);
