@@ -11,8 +11,9 @@
  * before the site (arm64: ftrace's own `mov x9, x30`, which ftrace never
  * rewrites after boot) and its trap handler runs the probe as if it had
  * been reached through the site.  The head carries KPROBE_FLAG_BRIDGE.
- * A debounced worker then hooks every such site with one filter update
- * and takes the breakpoints out.
+ * A debounced worker (a tenth of a second after the last such
+ * registration, a second at most after the first) then hooks every such
+ * site with one filter update and takes the breakpoints out.
  *
  * While both the breakpoint and the ftrace hook are in, every call
  * passes both, and the handlers must run exactly once:
@@ -62,6 +63,8 @@
 
 /* Long enough for a registration loop to fill a set, short for a user. */
 #define BRIDGE_DELAY		(HZ / 10)
+/* A steady stream of registrations does not put a hand-over off longer. */
+#define BRIDGE_MAX_WAIT		HZ
 /* A set this large is handed over at once. */
 #define BRIDGE_SET_MAX		4096
 
@@ -152,7 +155,9 @@ static bool is_bridged(struct kprobe *head, void *arg)
 	return kprobe_has_flag(head, KPROBE_FLAG_BRIDGE);
 }
 
+/* Under kprobes_mutex: bridged since the last hand-over, and since when. */
 static unsigned int bridges_queued;
+static unsigned long bridges_queued_since;
 static bool bridge_failed;
 
 static void hand_over(void)
@@ -213,11 +218,15 @@ bool kprobe_bridge_wanted(struct kprobe *head)
 /* @head's bridge breakpoint is in: hand it over soon. */
 void kprobe_bridge_queue(struct kprobe *head)
 {
+	unsigned long waited, delay = 0;
+
 	lockdep_assert_held(&kprobes_mutex);
-	if (++bridges_queued >= BRIDGE_SET_MAX)
-		mod_delayed_work(system_wq, &bridge_work, 0);
-	else
-		mod_delayed_work(system_wq, &bridge_work, BRIDGE_DELAY);
+	if (!bridges_queued++)
+		bridges_queued_since = jiffies;
+	waited = jiffies - bridges_queued_since;
+	if (bridges_queued < BRIDGE_SET_MAX && waited < BRIDGE_MAX_WAIT)
+		delay = min(BRIDGE_DELAY, BRIDGE_MAX_WAIT - waited);
+	mod_delayed_work(system_wq, &bridge_work, delay);
 }
 
 /**
