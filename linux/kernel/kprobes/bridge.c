@@ -159,6 +159,34 @@ static bool is_bridged(struct kprobe *head, void *arg)
 static unsigned int bridges_queued;
 static unsigned long bridges_queued_since;
 static bool bridge_failed;
+/* KUnit cases that test the bridged state keep the worker off. */
+static bool bridges_held;
+
+/*
+ * ftrace refused the set: hook those it takes one at a time and leave the
+ * others on their breakpoints (slower hits, nothing wrong; every later
+ * hand-over tries them again).  The hooked ones end up first in @heads.
+ */
+static unsigned int hook_one_by_one(struct kprobe **heads, unsigned int n,
+				    int err)
+{
+	unsigned int i, hooked = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = n > 1 ? kprobe_ftrace_arm(&heads[i], 1) : err;
+		if (!ret)
+			heads[hooked++] = heads[i];
+		else
+			err = ret;
+	}
+	if (hooked < n && !bridge_failed) {
+		pr_warn("%u probes stay on breakpoints: ftrace refused them (%d)\n",
+			n - hooked, err);
+		bridge_failed = true;
+	}
+	return hooked;
+}
 
 static void hand_over(void)
 {
@@ -176,12 +204,9 @@ static void hand_over(void)
 		return;		/* They work on their breakpoints meanwhile. */
 	kprobe_collect_heads(is_bridged, NULL, heads, n);
 	ret = kprobe_ftrace_arm(heads, n);
-	if (ret) {
-		/* Slower hits, nothing wrong: they stay on their breakpoints. */
-		if (!bridge_failed)
-			pr_warn("%u probes stay on breakpoints: ftrace refused them (%d)\n",
-				n, ret);
-		bridge_failed = true;
+	if (ret)
+		n = hook_one_by_one(heads, n, ret);
+	if (!n) {
 		kvfree(heads);
 		return;
 	}
@@ -201,10 +226,27 @@ static void hand_over(void)
 static void bridge_work_fn(struct work_struct *work)
 {
 	guard(mutex)(&kprobes_mutex);
-	hand_over();
+	if (!bridges_held)
+		hand_over();
 }
 
 static DECLARE_DELAYED_WORK(bridge_work, bridge_work_fn);
+
+/**
+ * kprobe_bridges_hold() - keep the worker from handing probes over, or not
+ * @hold: true to keep bridged probes on their breakpoints
+ *
+ * For KUnit cases that check the bridged state, which the worker could
+ * otherwise end at any moment; kprobe_bridges_flush() still hands over.
+ */
+void kprobe_bridges_hold(bool hold)
+{
+	guard(mutex)(&kprobes_mutex);
+	bridges_held = hold;
+	if (!hold && bridges_queued)
+		mod_delayed_work(system_wq, &bridge_work, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_bridges_hold);
 
 /*
  * Can @head go on a breakpoint before its site?  Only ftrace heads, only

@@ -3,7 +3,8 @@
  * KUnit cases for the ftrace bridge (bridge.c): a probe registered alone
  * on an ftrace call site fires from its bridge breakpoint at once, a set
  * goes straight to ftrace, a bridged probe can be disabled and
- * unregistered before the hand-over, and every call fires exactly once
+ * unregistered before the hand-over, a site ftrace refuses stays on its
+ * breakpoint while the others move, and every call fires exactly once
  * while both ways are in: at each step of the hand-over, and for a call
  * that fired at the breakpoint and reaches the site after the switch
  * (forced: its handler holds it there on another CPU).
@@ -374,6 +375,54 @@ static void kretprobe_through_the_bridge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, krp.kp.nmissed, 0);
 }
 
+/* ftrace as if it refused kpb_other_fn()'s site, and any set. */
+static struct kunit *refusing_test;
+
+static int refuse_other(struct kprobe **kps, int n)
+{
+	int ret;
+
+	if (n > 1 || kps[0]->addr == (kprobe_opcode_t *)
+			ftrace_location((unsigned long)kpb_other))
+		return -EBUSY;
+	kunit_deactivate_static_stub(refusing_test, kprobe_ftrace_arm);
+	ret = kprobe_ftrace_arm(kps, n);
+	kunit_activate_static_stub(refusing_test, kprobe_ftrace_arm,
+				   refuse_other);
+	return ret;
+}
+
+/*
+ * A hand-over ftrace refuses for one site of the set moves the others
+ * and leaves that one on its breakpoint, both still firing.
+ */
+static void refused_site_stays_bridged(struct kunit *test)
+{
+	struct kprobe *kp = entry_probe(test, kpb_call, NULL);
+	struct kprobe *other = entry_probe(test, kpb_other, NULL);
+
+	entry_site(test);
+	atomic_set(&hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(other), 0);
+	KUNIT_ASSERT_TRUE(test, bridged(kp));
+	KUNIT_ASSERT_TRUE(test, bridged(other));
+	refusing_test = test;
+	kunit_activate_static_stub(test, kprobe_ftrace_arm, refuse_other);
+	kprobe_bridges_flush();
+	kunit_deactivate_static_stub(test, kprobe_ftrace_arm);
+	KUNIT_EXPECT_FALSE(test, bridged(kp));
+	KUNIT_EXPECT_TRUE(test, bridged(other));
+	expect_calls_fire(test, 2, false);
+	KUNIT_EXPECT_EQ(test, kpb_other(1), 51);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 3);
+	/* ftrace willing again, the next hand-over takes it. */
+	kprobe_bridges_flush();
+	KUNIT_EXPECT_FALSE(test, bridged(other));
+	KUNIT_EXPECT_EQ(test, kpb_other(1), 51);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hits), 4);
+}
+
 static struct kunit_case kprobes_bridge_cases[] = {
 	KUNIT_CASE(single_registration_is_bridged),
 	KUNIT_CASE(set_goes_straight_to_ftrace),
@@ -381,8 +430,21 @@ static struct kunit_case kprobes_bridge_cases[] = {
 	KUNIT_CASE(every_step_fires_once),
 	KUNIT_CASE(call_across_the_switch_fires_once),
 	KUNIT_CASE(kretprobe_through_the_bridge),
+	KUNIT_CASE(refused_site_stays_bridged),
 	{}
 };
+
+/* Every case checks the bridged state: the worker must not end it. */
+static int kpb_init(struct kunit *test)
+{
+	kprobe_bridges_hold(true);
+	return 0;
+}
+
+static void kpb_exit(struct kunit *test)
+{
+	kprobe_bridges_hold(false);
+}
 
 static int kpb_suite_init(struct kunit_suite *suite)
 {
@@ -394,6 +456,8 @@ static int kpb_suite_init(struct kunit_suite *suite)
 static struct kunit_suite kprobes_bridge_suite = {
 	.name = "kprobes_bridge",
 	.suite_init = kpb_suite_init,
+	.init = kpb_init,
+	.exit = kpb_exit,
 	.test_cases = kprobes_bridge_cases,
 };
 

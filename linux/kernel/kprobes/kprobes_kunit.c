@@ -774,9 +774,12 @@ static void kpk_arming_failure_leaves_nothing(struct kunit *test)
 		/*
 		 * Alone, the probe goes on its bridge without asking ftrace;
 		 * a hand-over ftrace refuses leaves it there, still firing.
+		 * The worker is held: ftrace refuses only this thread.
 		 */
+		kprobe_bridges_hold(true);
 		KUNIT_EXPECT_EQ(test, register_kprobe(kp), 0);
 		kprobe_bridges_flush();
+		kprobe_bridges_hold(false);
 		KUNIT_EXPECT_TRUE(test, kprobe_has_flag(kp, KPROBE_FLAG_BRIDGE));
 		reset_counts();
 		call_target(1);
