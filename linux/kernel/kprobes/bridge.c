@@ -61,6 +61,18 @@
 
 #include "internal.h"
 
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "kprobes."
+
+/*
+ * Off by default for now: one kprobetorture run in six on arm64 (default
+ * kernel, two vCPUs) counted calls that neither way fired, not yet
+ * explained.  kprobes.ftrace_bridge=1 turns it on; the KUnit cases do.
+ */
+static bool bridge_on;
+module_param_named(ftrace_bridge, bridge_on, bool, 0644);
+MODULE_PARM_DESC(ftrace_bridge, "Bridge probes registered alone on ftrace sites");
+
 /* Long enough for a registration loop to fill a set, short for a user. */
 #define BRIDGE_DELAY		(HZ / 10)
 /* A steady stream of registrations does not put a hand-over off longer. */
@@ -243,6 +255,8 @@ void kprobe_bridges_hold(bool hold)
 {
 	guard(mutex)(&kprobes_mutex);
 	bridges_held = hold;
+	/* While it is off by default, the cases that hold it turn it on. */
+	WRITE_ONCE(bridge_on, hold);
 	if (!hold && bridges_queued)
 		mod_delayed_work(system_wq, &bridge_work, 0);
 }
@@ -254,7 +268,8 @@ EXPORT_SYMBOL_IF_KUNIT(kprobe_bridges_hold);
  */
 bool kprobe_bridge_wanted(struct kprobe *head)
 {
-	return kprobe_ftrace(head) && arch_kprobe_ftrace_bridge_ok(head);
+	return READ_ONCE(bridge_on) && kprobe_ftrace(head) &&
+	       arch_kprobe_ftrace_bridge_ok(head);
 }
 
 /* @head's bridge breakpoint is in: hand it over soon. */
