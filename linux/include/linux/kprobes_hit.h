@@ -760,7 +760,7 @@ static __always_inline void kprobe_count_trap(void) { }
 bool kprobe_bridge_brk_fires(struct kprobe *head);
 void kprobe_bridge_passed(struct kprobe *head);
 bool kprobe_bridge_ftrace_fires(struct kprobe *head);
-/* For KUnit: hand every bridged head over to ftrace now; hold them back. */
+/* For KUnit: hand every bridged head over now; turn the bridge on, held. */
 void kprobe_bridges_flush(void);
 void kprobe_bridges_hold(bool hold);
 #else

@@ -245,8 +245,9 @@ static void bridge_work_fn(struct work_struct *work)
 static DECLARE_DELAYED_WORK(bridge_work, bridge_work_fn);
 
 /**
- * kprobe_bridges_hold() - keep the worker from handing probes over, or not
- * @hold: true to keep bridged probes on their breakpoints
+ * kprobe_bridges_hold() - turn the bridge on and hold the worker off, or not
+ * @hold: true to bridge lone registrations and keep them on their
+ *	breakpoints; false to go back to the default (off)
  *
  * For KUnit cases that check the bridged state, which the worker could
  * otherwise end at any moment; kprobe_bridges_flush() still hands over.
@@ -255,7 +256,6 @@ void kprobe_bridges_hold(bool hold)
 {
 	guard(mutex)(&kprobes_mutex);
 	bridges_held = hold;
-	/* While it is off by default, the cases that hold it turn it on. */
 	WRITE_ONCE(bridge_on, hold);
 	if (!hold && bridges_queued)
 		mod_delayed_work(system_wq, &bridge_work, 0);
