@@ -191,7 +191,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
  * it that every call executes and ftrace never rewrites, says so for the
  * head @p here (under kprobes_mutex, @p prepared, not armed).  The core
  * then arms and disarms that breakpoint with arch_arm_kprobes() and
- * arch_disarm_kprobes() while @p has KPROBE_FLAG_BRIDGE, and the port's
+ * arch_disarm_kprobes() while @p has KPROBE_FLAGS_BRIDGED, and the port's
  * handlers follow <linux/kprobes_hit.h> for such heads.
  */
 bool arch_kprobe_ftrace_bridge_ok(struct kprobe *p);

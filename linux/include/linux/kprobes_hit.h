@@ -124,6 +124,8 @@ struct kprobe_site {
 #define KPROBE_CORE_FLAGS	(KPROBE_FLAG_DETOUR | KPROBE_FLAG_SITE | \
 				 KPROBE_FLAG_ARMED | KPROBE_FLAG_IN_BATCH | \
 				 KPROBE_FLAG_BRIDGE | KPROBE_FLAG_BRIDGE_GRACE)
+/* The bridge breakpoint is in: either flag (GRACE alone as it goes). */
+#define KPROBE_FLAGS_BRIDGED	(KPROBE_FLAG_BRIDGE | KPROBE_FLAG_BRIDGE_GRACE)
 
 /*
  * Flags change under kprobes_mutex only, but a hit may read the word at
@@ -747,9 +749,11 @@ static __always_inline void kprobe_count_trap(void) { }
 /*
  * A head with KPROBE_FLAG_BRIDGE sits on an ftrace call site but is
  * reached (also) through the port's bridge breakpoint on the instruction
- * before it (kernel/kprobes/bridge.c says why and how).  The port's
- * breakpoint handler, finding no head at the trap address but a bridged
- * one at the site after it, asks kprobe_bridge_brk_fires(): if false, it
+ * before it (kernel/kprobes/bridge.c says why and how); the breakpoint
+ * stays in a little longer, while only KPROBE_FLAG_BRIDGE_GRACE is left.
+ * The port's breakpoint handler, finding no head at the trap address but
+ * one with either flag (KPROBE_FLAGS_BRIDGED) at the site after it, asks
+ * kprobe_bridge_brk_fires(): if false, it
  * carries out the instruction under the breakpoint and resumes at the
  * site; if true, it carries it out, runs the hit with pc at the site as
  * its ftrace handler would, and calls kprobe_bridge_passed() unless a

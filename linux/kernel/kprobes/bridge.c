@@ -30,7 +30,11 @@
  *    at the breakpoint can still be on its way to the site: those that
  *    trapped in interrupt context or are still in the trap handler are
  *    waited for by RCU, tasks preempted between the two by RCU-tasks.
- *    The breakpoints go, then the flags: plain ftrace, no mark read.
+ *    BRIDGE goes first (GRACE alone): ftrace fires every call and reads
+ *    no mark, the breakpoint only resumes at the site.  Then the
+ *    breakpoints go, then GRACE.  Marks must stop counting before the
+ *    breakpoints go: once nothing wipes a mark on the way to the site, a
+ *    mark left behind (below) would eat the next call's hit.
  *
  * A context has at most one passage between its breakpoint and its site:
  * nothing runs there but an exception return, and a probed function
@@ -39,10 +43,10 @@
  * context (the kretprobe_instances word of task_struct, which belongs to
  * kprobes and has no other user while kretprobes ride on rethook), per
  * CPU for each interrupt level, which cannot be preempted (hence not on
- * PREEMPT_RT).  A mark left behind (the site's call did not reach our
- * handler: ftrace's recursion guard) is harmless: the context passes the
- * breakpoint again before it can reach the site, and the breakpoint
- * rewrites or wipes it.
+ * PREEMPT_RT).  A mark is left behind whenever the site's call does not
+ * reach our handler (the site is not hooked yet, or ftrace's recursion
+ * guard): harmless while the breakpoint is in, since the context passes
+ * it again before it can reach the site, and it rewrites or wipes it.
  *
  * The worker holds kprobes_mutex from the filter update to the last
  * flag, so everything else sees a bridged head as "on its breakpoint"
@@ -228,10 +232,13 @@ static void hand_over(void)
 	kprobe_bridge_step(KPROBE_BRIDGE_GRACE);
 	synchronize_rcu();
 	synchronize_rcu_tasks();
-	kprobe_patch_breakpoints(heads, n, false);
 	for (i = 0; i < n; i++)
-		kprobe_flags_clear(heads[i], KPROBE_FLAG_BRIDGE |
-					     KPROBE_FLAG_BRIDGE_GRACE);
+		kprobe_flags_clear(heads[i], KPROBE_FLAG_BRIDGE);
+	kprobe_bridge_step(KPROBE_BRIDGE_PLAIN);
+	kprobe_patch_breakpoints(heads, n, false);
+	kprobe_bridge_step(KPROBE_BRIDGE_UNPLANTED);
+	for (i = 0; i < n; i++)
+		kprobe_flags_clear(heads[i], KPROBE_FLAG_BRIDGE_GRACE);
 	kvfree(heads);
 }
 

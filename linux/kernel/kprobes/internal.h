@@ -136,6 +136,9 @@ static inline int kprobe_ftrace_disarm(struct kprobe **kps, int n)
 enum kprobe_bridge_step {
 	KPROBE_BRIDGE_HOOKED,	/* the set is in the ftrace filter */
 	KPROBE_BRIDGE_GRACE,	/* its heads have KPROBE_FLAG_BRIDGE_GRACE */
+	KPROBE_BRIDGE_PLAIN,	/* ftrace fires every call, breakpoints in */
+	KPROBE_BRIDGE_UNPLANTED, /* breakpoints out, GRACE not yet cleared */
+	KPROBE_BRIDGE_NR_STEPS
 };
 
 #ifdef CONFIG_KPROBES_FTRACE_BRIDGE

@@ -5,9 +5,10 @@
  * goes straight to ftrace, a bridged probe can be disabled and
  * unregistered before the hand-over, a site ftrace refuses stays on its
  * breakpoint while the others move, and every call fires exactly once
- * while both ways are in: at each step of the hand-over, and for a call
- * that fired at the breakpoint and reaches the site after the switch
- * (forced: its handler holds it there on another CPU).
+ * while both ways are in: at each step of the hand-over, after a call
+ * that left its mark behind, and for a call that fired at the breakpoint
+ * and reaches the site after the switch (forced: its handler holds it
+ * there on another CPU).
  */
 #include <kunit/test.h>
 #include <kunit/static_stub.h>
@@ -76,7 +77,7 @@ static kprobe_opcode_t word_before(kprobe_opcode_t *site)
 
 static bool bridged(struct kprobe *kp)
 {
-	return kprobe_has_flag(kp, KPROBE_FLAG_BRIDGE);
+	return kprobe_has_flag(kp, KPROBE_FLAGS_BRIDGED);
 }
 
 /* Calls @n times, and checks every call fired once and returned right. */
@@ -180,7 +181,8 @@ static void bridged_probe_changes_before_hand_over(struct kunit *test)
 static struct {
 	struct kunit *test;
 	bool hold_a_call;		/* the window case, else a call per step */
-	int calls_at_step[2];		/* hits counted by a call at each step */
+	unsigned int call_at;		/* at these steps only (0: every one) */
+	int calls_at_step[KPROBE_BRIDGE_NR_STEPS]; /* hits its call counted */
 	struct task_struct *holder;	/* the other CPU's caller */
 	struct kprobe *head;
 	atomic_t held;			/* its handler is holding the call */
@@ -233,7 +235,8 @@ static void replacement_step(enum kprobe_bridge_step s)
 	unsigned long deadline = jiffies + 10 * HZ;
 
 	if (!step.hold_a_call) {
-		call_at_step(s);
+		if (!step.call_at || (step.call_at & BIT(s)))
+			call_at_step(s);
 		return;
 	}
 	if (s != KPROBE_BRIDGE_HOOKED)
@@ -266,7 +269,33 @@ static void every_step_fires_once(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bridged(kp));
 	KUNIT_EXPECT_EQ(test, step.calls_at_step[KPROBE_BRIDGE_HOOKED], 1);
 	KUNIT_EXPECT_EQ(test, step.calls_at_step[KPROBE_BRIDGE_GRACE], 1);
+	KUNIT_EXPECT_EQ(test, step.calls_at_step[KPROBE_BRIDGE_PLAIN], 1);
+	KUNIT_EXPECT_EQ(test, step.calls_at_step[KPROBE_BRIDGE_UNPLANTED], 1);
 	expect_calls_fire(test, 2, true);
+}
+
+/*
+ * A call that fired at the breakpoint before the site was hooked leaves
+ * its mark behind: the site's call never reached the handler that wipes
+ * it.  Once the breakpoint is out, nothing on the way to the site wipes
+ * it either, so by then the marks must no longer count, or that mark
+ * eats the context's next hit.
+ */
+static void left_mark_eats_no_hit(struct kunit *test)
+{
+	struct kprobe *kp = entry_probe(test, kpb_call, NULL);
+
+	entry_site(test);
+	memset(&step, 0, sizeof(step));
+	step.call_at = BIT(KPROBE_BRIDGE_UNPLANTED);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+	KUNIT_ASSERT_TRUE(test, bridged(kp));
+	/* Fired at the breakpoint; the site, not hooked, left the mark. */
+	expect_calls_fire(test, 1, false);
+	hand_over_with_stub(test);
+	KUNIT_EXPECT_FALSE(test, bridged(kp));
+	KUNIT_EXPECT_EQ(test, step.calls_at_step[KPROBE_BRIDGE_UNPLANTED], 1);
+	expect_calls_fire(test, 2, false);
 }
 
 /*
@@ -428,6 +457,7 @@ static struct kunit_case kprobes_bridge_cases[] = {
 	KUNIT_CASE(set_goes_straight_to_ftrace),
 	KUNIT_CASE(bridged_probe_changes_before_hand_over),
 	KUNIT_CASE(every_step_fires_once),
+	KUNIT_CASE(left_mark_eats_no_hit),
 	KUNIT_CASE(call_across_the_switch_fires_once),
 	KUNIT_CASE(kretprobe_through_the_bridge),
 	KUNIT_CASE(refused_site_stays_bridged),

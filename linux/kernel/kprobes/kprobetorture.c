@@ -72,7 +72,7 @@ module_param(churners, int, 0444);
 MODULE_PARM_DESC(churners, "Threads changing the probes");
 static int flip_knobs = 1;
 module_param(flip_knobs, int, 0444);
-MODULE_PARM_DESC(flip_knobs, "Also flip kprobes/enabled and kprobes-optimization");
+MODULE_PARM_DESC(flip_knobs, "Also flip kprobes/enabled, kprobes-optimization and kprobes.ftrace_bridge");
 static int check_post = 1;
 module_param(check_post, int, 0444);
 MODULE_PARM_DESC(check_post, "Fail on a pre_handler run without its post_handler run");
@@ -82,6 +82,7 @@ MODULE_PARM_DESC(verbose, "Log every churn action");
 
 #define ENABLED_KNOB	"/sys/kernel/debug/kprobes/enabled"
 #define OPT_KNOB	"/proc/sys/debug/kprobes-optimization"
+#define BRIDGE_KNOB	"/sys/module/kprobes/parameters/ftrace_bridge"
 
 /* --- the probed functions --- */
 
@@ -139,12 +140,14 @@ struct kpt_target {
 	int nr;
 	const char *name;
 	kprobe_opcode_t *entry, *body;
+	/* Where the entry probe's bridge breakpoint goes, if it can have one. */
+	kprobe_opcode_t *bridge;
 	/* The companion's: probed by symbol, body at this offset. */
 	bool mod;
 	unsigned long body_offset;
 	/* Calls begun and calls finished. */
 	atomic_long_t begun, finished;
-	/* Calls that ran past the breakpoint at @body without a trap. */
+	/* Calls that ran past a breakpoint at @body or @bridge untrapped. */
 	atomic_long_t stale;
 };
 
@@ -204,7 +207,7 @@ static bool world_armed = true;
 static atomic_long_t n_calls, n_wrong, n_late, n_lost, n_invented, n_post;
 static atomic_long_t n_reg, n_unreg, n_batch, n_toggle, n_world, n_opt;
 static atomic_long_t n_errors, n_optimized, n_ftrace, n_mod_absent;
-static atomic_long_t n_mod_loads, n_stale;
+static atomic_long_t n_mod_loads, n_stale, n_bridge_flips;
 static atomic_long_t n_aux_reg, n_aux_refused, n_aux_hits, n_aux_calls;
 /* What an armed breakpoint looks like in text (read off a live probe). */
 static kprobe_opcode_t kpt_breakpoint;
@@ -214,7 +217,7 @@ static struct task_struct **caller_tasks, **churner_tasks, *supervisor_task;
 static int nr_callers;
 static atomic_t churners_active, callers_active;
 static bool stop_churn, stop_calls;
-static int opt_saved = -1;
+static int opt_saved = -1, bridge_saved = -1;
 
 static int pre_count(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -541,7 +544,7 @@ static int write_knob(const char *path, const char *val)
 	return n < 0 ? n : 0;
 }
 
-/* 1 or 0 for a knob holding "1" or anything else, or a negative errno. */
+/* 1 for a knob holding "1" or "Y", 0 for anything else, or an errno. */
 static int read_knob(const char *path)
 {
 	struct file *f = filp_open(path, O_RDONLY, 0);
@@ -553,7 +556,7 @@ static int read_knob(const char *path)
 		return PTR_ERR(f);
 	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
 	filp_close(f, NULL);
-	return n > 0 && buf[0] == '1';
+	return n > 0 && (buf[0] == '1' || buf[0] == 'Y');
 }
 
 /*
@@ -600,6 +603,19 @@ static void churn_optimization(struct torture_random_state *rnd)
 		atomic_long_inc(&n_opt);
 }
 
+/*
+ * The bridge knob only changes how later lone registrations on ftrace
+ * sites are armed (a breakpoint first, or ftrace at once), so no
+ * interval needs closing.  Y/N: the kernel's bool parameter reads so.
+ */
+static void churn_bridge(struct torture_random_state *rnd)
+{
+	if (bridge_saved < 0)
+		return;
+	if (!write_knob(BRIDGE_KNOB, torture_random(rnd) % 2 ? "Y" : "N"))
+		atomic_long_inc(&n_bridge_flips);
+}
+
 static void churn_aux(struct torture_random_state *rnd);
 
 static int churner(void *arg)
@@ -617,6 +633,8 @@ static int churner(void *arg)
 			churn_world(&rnd);
 		} else if (flip_knobs && r < 5) {
 			churn_optimization(&rnd);
+		} else if (flip_knobs && r < 7) {
+			churn_bridge(&rnd);
 		} else {
 			down_read(&world_lock);
 			if (r < 20)
@@ -639,28 +657,48 @@ static int churner(void *arg)
 /* --- the callers --- */
 
 /*
- * One counted call of @t.  If the breakpoint at @body was in memory when
- * the call began and when it ended, yet this CPU took no breakpoint trap
- * in between, the CPU ran code other than what memory held: the call is
- * counted as stale (see "lost" above).  Preemption stays off so that
- * both trap counts are this CPU's; an interrupt's traps only make the
- * test miss a stale call, never invent one.
+ * Where a bridge breakpoint (kernel/kprobes/bridge.c) of an entry probe
+ * goes: the word before the ftrace site.  Learnt off the core's
+ * functions, and for the companion's, which are built alike, as the
+ * same offset from the function: 0 when there is none.
+ */
+static unsigned long kpt_bridge_offset;
+
+static kprobe_opcode_t *bridge_word(void *fn)
+{
+	unsigned long off = READ_ONCE(kpt_bridge_offset);
+
+	return off ? fn + off : NULL;
+}
+
+static bool planted(const kprobe_opcode_t *word)
+{
+	return word && READ_ONCE(*word) == kpt_breakpoint;
+}
+
+/*
+ * One counted call of @t.  If a breakpoint at @body or @bridge was in
+ * memory when the call began and when it ended, yet this CPU took no
+ * breakpoint trap in between, the CPU ran code other than what memory
+ * held: the call is counted as stale (see "lost" above).  Preemption
+ * stays off so that both trap counts are this CPU's; an interrupt's
+ * traps only make the test miss a stale call, never invent one.
  */
 static int kpt_call(struct kpt_target *t, int (*fn)(int x), int x,
-		    const kprobe_opcode_t *body)
+		    const kprobe_opcode_t *body, const kprobe_opcode_t *bridge)
 {
+	bool in_body, in_bridge;
 	unsigned long traps;
-	bool armed;
 	int r;
 
 	atomic_long_inc(&t->begun);
 	preempt_disable();
-	armed = kpt_breakpoint_known && body &&
-		READ_ONCE(*body) == kpt_breakpoint;
+	in_body = kpt_breakpoint_known && planted(body);
+	in_bridge = kpt_breakpoint_known && planted(bridge);
 	traps = this_cpu_read(kprobe_traps_taken);
 	r = fn(x);
-	if (armed && traps == this_cpu_read(kprobe_traps_taken) &&
-	    READ_ONCE(*body) == kpt_breakpoint) {
+	if (traps == this_cpu_read(kprobe_traps_taken) &&
+	    ((in_body && planted(body)) || (in_bridge && planted(bridge)))) {
 		/* Before the call is seen finished: see interval_close(). */
 		atomic_long_inc(&t->stale);
 		atomic_long_inc(&n_stale);
@@ -685,7 +723,7 @@ static int caller(void *arg)
 
 		OPTIMIZER_HIDE_VAR(fn);
 		x = torture_random(&rnd) & 0xffff;
-		r = kpt_call(t, fn, x, t->body);
+		r = kpt_call(t, fn, x, t->body, t->bridge);
 		if (r != kpt_expected(t->nr, x))
 			atomic_long_inc(&n_wrong);
 		if (!(++i % 64))
@@ -729,7 +767,7 @@ static int aux_pre(struct kprobe *kp, struct pt_regs *regs)
 		return 0;
 	t = &targets[NR_FNS + (x / 4) % NR_PORT_FNS];
 	x &= 0xffff;
-	if (kpt_call(t, t->fn, x, t->body) != kpt_expected(t->nr, x))
+	if (kpt_call(t, t->fn, x, t->body, t->bridge) != kpt_expected(t->nr, x))
 		atomic_long_inc(&n_wrong);
 	atomic_long_inc(&n_aux_calls);
 	return 0;
@@ -840,7 +878,8 @@ int kprobetorture_mod_call(int nr, int (*fn)(int x), int x)
 	t = &targets[NR_CORE_TARGETS + nr];
 	/* The probe's own address: its offset counts bytes. */
 	return kpt_call(t, fn, x, READ_ONCE(t->body_offset) ?
-			(void *)fn + READ_ONCE(t->body_offset) : NULL);
+			(void *)fn + READ_ONCE(t->body_offset) : NULL,
+			bridge_word(fn));
 }
 EXPORT_SYMBOL_GPL(kprobetorture_mod_call);
 
@@ -868,13 +907,13 @@ static void print_verdict(void)
 	if (check_post)
 		bad += atomic_long_read(&n_post);
 
-	pr_info("calls %ld registrations %ld unregistrations %ld batches %ld toggles %ld knob-flips %ld opt-flips %ld optimized %ld ftrace %ld module-loads %ld module-absent %ld\n",
+	pr_info("calls %ld registrations %ld unregistrations %ld batches %ld toggles %ld knob-flips %ld opt-flips %ld optimized %ld ftrace %ld module-loads %ld module-absent %ld bridge-flips %ld\n",
 		atomic_long_read(&n_calls), atomic_long_read(&n_reg),
 		atomic_long_read(&n_unreg), atomic_long_read(&n_batch),
 		atomic_long_read(&n_toggle), atomic_long_read(&n_world),
 		atomic_long_read(&n_opt), atomic_long_read(&n_optimized),
 		atomic_long_read(&n_ftrace), atomic_long_read(&n_mod_loads),
-		atomic_long_read(&n_mod_absent));
+		atomic_long_read(&n_mod_absent), atomic_long_read(&n_bridge_flips));
 	if (NR_AUX)
 		pr_info("hit-path probes: accepted %ld refused %ld hits %ld calls from their handlers %ld\n",
 			atomic_long_read(&n_aux_reg),
@@ -904,6 +943,8 @@ static int supervisor(void *arg)
 	aux_unregister_all();
 	if (opt_saved >= 0)
 		write_knob(OPT_KNOB, opt_saved ? "1" : "0");
+	if (bridge_saved >= 0)
+		write_knob(BRIDGE_KNOB, bridge_saved ? "Y" : "N");
 	/* Probes leave while the callers still run through them. */
 	down_read(&world_lock);
 	for (i = 0; i < NR_SLOTS; i++) {
@@ -965,6 +1006,11 @@ static int find_addresses(struct kpt_target *t)
 	if (ret)
 		return ret;
 	t->entry = kp.addr;	/* past a landing pad where there is one */
+	if (IS_ENABLED(CONFIG_KPROBES_FTRACE_BRIDGE) && kprobe_ftrace(&kp)) {
+		t->bridge = kp.addr - 1;
+		if (t->nr < NR_FNS)
+			kpt_bridge_offset = (void *)t->bridge - (void *)t->fn;
+	}
 	unregister_kprobe(&kp);
 	body_candidate(t, t->entry, &state);
 	for (off = 1; off < 64; off++) {
@@ -1070,6 +1116,7 @@ static int __init kprobetorture_init(void)
 	}
 	/* Put back at the end; -1 when there is no such knob. */
 	opt_saved = read_knob(OPT_KNOB);
+	bridge_saved = read_knob(BRIDGE_KNOB);
 
 	nr_callers = max(1, callers_per_cpu) * num_online_cpus();
 	caller_tasks = kcalloc(nr_callers, sizeof(*caller_tasks), GFP_KERNEL);

@@ -17,7 +17,8 @@
 /*
  * Heads the hit cannot go on with as they are: disabled or gone, and
  * bridged ones (<linux/kprobes_hit.h>), whose breakpoint may have fired
- * already.  One test of the flags on every hit, the rest out of line.
+ * already (GRACE alone is plain).  One test of the flags on every hit,
+ * the rest out of line.
  */
 #ifdef CONFIG_KPROBES_FTRACE_BRIDGE
 #define NOT_PLAIN	(KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE | KPROBE_FLAG_BRIDGE)

@@ -146,7 +146,7 @@ static noinline int bridge_brk(kprobe_opcode_t *addr, struct pt_regs *regs)
 	struct kprobe *head = kprobe_lookup(addr + 1);
 	unsigned long site = (unsigned long)(addr + 1);
 
-	if (!head || !kprobe_has_flag(head, KPROBE_FLAG_BRIDGE))
+	if (!head || !kprobe_has_flag(head, KPROBE_FLAGS_BRIDGED))
 		return no_probe_at(addr);
 	regs->regs[9] = regs->regs[30];
 	regs->pc = site;

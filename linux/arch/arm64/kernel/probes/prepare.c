@@ -279,7 +279,7 @@ static void patch_chunk(struct kprobe **kps, int n, bool arm, void **addrs,
 	for (i = 0; i < n; i++) {
 		addrs[i] = kps[i]->addr;
 		insns[i] = arm ? BRK64_OPCODE_KPROBES : kps[i]->opcode;
-		if (kprobe_has_flag(kps[i], KPROBE_FLAG_BRIDGE)) {
+		if (kprobe_has_flag(kps[i], KPROBE_FLAGS_BRIDGED)) {
 			addrs[i] = kps[i]->addr - 1;
 			insns[i] = arm ? BRK64_OPCODE_KPROBES : ftrace_mov_x9();
 		}
