@@ -280,6 +280,12 @@ int kprobe_site_take_over(struct kprobe_site *site, struct kprobe *lone,
 		kprobe_flags_clear(&site->kp, KPROBE_FLAG_DISABLED);
 	if (in_table)
 		kprobe_table_replace(lone, &site->kp);
+	/*
+	 * A hit that finds @lone without its core flags looks again and
+	 * must then find @site: a bridge breakpoint is only ours while its
+	 * head says bridged (arm64 bridge_brk()).
+	 */
+	smp_wmb();
 	kprobe_flags_clear(lone, KPROBE_CORE_FLAGS);
 	return 0;
 }

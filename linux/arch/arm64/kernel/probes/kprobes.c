@@ -146,6 +146,15 @@ static noinline int bridge_brk(kprobe_opcode_t *addr, struct pt_regs *regs)
 	struct kprobe *head = kprobe_lookup(addr + 1);
 	unsigned long site = (unsigned long)(addr + 1);
 
+	if (head && !kprobe_has_flag(head, KPROBE_FLAGS_BRIDGED)) {
+		/*
+		 * A lone head a site just replaced loses its flags after
+		 * the switch (kprobe_site_take_over()): the table holds the
+		 * site by then, which carries the bridge on.
+		 */
+		smp_rmb();
+		head = kprobe_lookup(addr + 1);
+	}
 	if (!head || !kprobe_has_flag(head, KPROBE_FLAGS_BRIDGED))
 		return no_probe_at(addr);
 	regs->regs[9] = regs->regs[30];
