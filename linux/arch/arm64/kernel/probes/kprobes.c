@@ -149,10 +149,10 @@ static noinline int bridge_brk(kprobe_opcode_t *addr, struct pt_regs *regs)
 	if (head && !kprobe_has_flag(head, KPROBE_FLAGS_BRIDGED)) {
 		/*
 		 * A lone head a site just replaced loses its flags after
-		 * the switch (kprobe_site_take_over()): the table holds the
-		 * site by then, which carries the bridge on.
+		 * the switch: the table holds the site by then, which
+		 * carries the bridge on.
 		 */
-		smp_rmb();
+		smp_rmb();	/* pairs with kprobe_site_take_over()'s smp_wmb() */
 		head = kprobe_lookup(addr + 1);
 	}
 	if (!head || !kprobe_has_flag(head, KPROBE_FLAGS_BRIDGED))
