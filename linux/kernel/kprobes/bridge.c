@@ -70,8 +70,8 @@
 
 /*
  * Off by default for now: with kprobetorture flipping it (flip_bridge=1),
- * about one 20 s run in six on arm64 (default kernel, two vCPUs) loses
- * every hit of an ftrace site once a second entry probe joins it, not yet
+ * about one 20 s run in six or eight on arm64 (default kernel, two vCPUs)
+ * loses every hit of an ftrace site with two probes for a while, not yet
  * explained.  kprobes.ftrace_bridge=1 turns it on; the KUnit cases do.
  */
 static bool bridge_on;

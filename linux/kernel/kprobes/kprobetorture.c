@@ -75,8 +75,8 @@ module_param(flip_knobs, int, 0444);
 MODULE_PARM_DESC(flip_knobs, "Also flip kprobes/enabled and kprobes-optimization");
 /*
  * Off by default, as the bridge itself is: with it, about one 20 s run in
- * six on arm64 loses the hits of an ftrace site that has two entry
- * probes, not yet explained (kernel/kprobes/bridge.c).
+ * six or eight on arm64 loses the hits of an ftrace site with two probes
+ * for a while, not yet explained (kernel/kprobes/bridge.c).
  */
 static int flip_bridge;
 module_param(flip_bridge, int, 0444);
